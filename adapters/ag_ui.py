@@ -1,0 +1,43 @@
+"""The bare ag-ui-protocol SDK: an async iterable of events, or a function returning one.
+
+    events = moca_agui.instrument(run_agent(input_data))          # a stream
+    run_agent = moca_agui.instrument(run_agent)                   # a function
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import AsyncIterable, Callable
+from typing import Any
+
+from moca_agui import CitationOptions, CitationRun, cite, hookimpl
+
+__all__ = ["cited"]
+
+
+def cited(function: Callable[..., Any], options: CitationOptions) -> Callable[..., Any]:
+    """Wrap a function that returns (or is) an async generator of events."""
+
+    @functools.wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        events = function(*args, **kwargs)
+        if not isinstance(events, AsyncIterable):
+            raise TypeError(
+                f"{function.__qualname__} returned {type(events).__name__}, not an async "
+                "iterable of AG-UI events; moca_agui.instrument cannot cite it"
+            )
+        return cite(events, run=CitationRun(options))
+
+    return wrapper
+
+
+@hookimpl(trylast=True)
+def moca_instrument(target: object, options: CitationOptions) -> object | None:
+    if isinstance(target, AsyncIterable):
+        return cite(target, run=CitationRun(options))
+    if inspect.isasyncgenfunction(target) or (
+        callable(target) and not isinstance(target, type) and inspect.isfunction(target)
+    ):
+        return cited(target, options)
+    return None

@@ -1,0 +1,32 @@
+"""moca-agui: show the MOCA sources an agent's answer cites, in any AG-UI user interface.
+
+    events = moca_agui.cite(events)              # any stream of ag_ui.core events
+    agent = moca_agui.instrument(agent)          # a framework's agent, through its adapter
+"""
+
+from ._citations import EVENT_NAME, EVENT_VERSION, Citation
+from ._extract import CompactResult
+from ._instrument import instrument, uninstrument
+from ._options import DEFAULT_READER_TOOLS, CitationOptions
+from ._records import InvalidRecord, as_record
+from ._references import Mention
+from ._run import CitationRun
+from ._stream import cite
+from .hookspecs import hookimpl
+
+__all__ = [
+    "DEFAULT_READER_TOOLS",
+    "EVENT_NAME",
+    "EVENT_VERSION",
+    "Citation",
+    "CitationOptions",
+    "CitationRun",
+    "CompactResult",
+    "InvalidRecord",
+    "Mention",
+    "as_record",
+    "cite",
+    "hookimpl",
+    "instrument",
+    "uninstrument",
+]

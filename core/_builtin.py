@@ -1,0 +1,36 @@
+"""The built-in plugin: the reference Reader's tools and shapes, numbered markers, refs.
+
+Registered like any third-party plugin; a plugin of yours can answer first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from ._extract import ReaderItem, reader_items
+from ._options import CitationOptions
+from ._references import Mention, find_markers, find_refs
+from .hookspecs import hookimpl
+
+
+@hookimpl(trylast=True)
+def moca_is_reader_tool(tool_name: str, options: CitationOptions) -> bool:
+    return tool_name in options.reader_tools
+
+
+@hookimpl(trylast=True)
+def moca_reader_items(tool_name: str, result: object) -> list[ReaderItem]:
+    return reader_items(result)
+
+
+@hookimpl(trylast=True)
+def moca_marker_table(refs: Sequence[str]) -> Mapping[str, str]:
+    return {f"[{number}]": ref for number, ref in enumerate(refs, start=1)}
+
+
+@hookimpl
+def moca_find_references(
+    text: str, refs: Sequence[str], markers: Mapping[str, str]
+) -> list[Mention]:
+    known = refs if isinstance(refs, set | frozenset | Mapping) else set(refs)
+    return [*find_refs(text, known), *find_markers(text, markers)]

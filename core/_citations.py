@@ -1,0 +1,83 @@
+"""One message's citations, and the `moca.citations` event that carries them."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from ag_ui.core import CustomEvent, EventType
+
+__all__ = ["EVENT_NAME", "EVENT_VERSION", "Citation", "citations_event"]
+
+#: The name of the AG-UI CUSTOM event this library sends.
+EVENT_NAME = "moca.citations"
+#: `value.version` of the events this library sends and reads.
+EVENT_VERSION = 1
+
+
+@dataclass(slots=True)
+class Citation:
+    """One entry of the event: a record the Reader returned in this run, and its marker."""
+
+    record: Mapping[str, Any]
+    marker: str | None = None
+    #: When the Reader's result that held the record was captured.
+    computed_at: datetime | None = None
+
+    @property
+    def ref(self) -> str:
+        """The record's `node.ref`, the key a client records it by."""
+        return str(self.record["node"]["ref"])
+
+
+def citations_event(
+    message_id: str,
+    citations: Sequence[Citation],
+    *,
+    include_text: bool,
+    max_event_bytes: int,
+) -> CustomEvent:
+    """Build the event for one message; `text` is dropped as the options and budget say."""
+    entries: list[dict[str, Any]] = []
+    for citation in citations:
+        record = citation.record if include_text else _without_text(citation.record)
+        entry: dict[str, Any] = {"marker": citation.marker} if citation.marker else {}
+        entry["record"] = record
+        entries.append(entry)
+    value: dict[str, Any] = {"version": EVENT_VERSION, "messageId": message_id}
+    times = [c.computed_at for c in citations if c.computed_at is not None]
+    if times:
+        value["computedAt"] = min(times).isoformat(timespec="milliseconds")
+    value["citations"] = entries
+    _fit(value, entries, max_event_bytes)
+    return CustomEvent(type=EventType.CUSTOM, name=EVENT_NAME, value=value)
+
+
+def _without_text(record: Mapping[str, Any]) -> Mapping[str, Any]:
+    if "text" not in record:
+        return record
+    return {key: field for key, field in record.items() if key != "text"}
+
+
+def _size(value: object) -> int:
+    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+
+
+def _fit(value: dict[str, Any], entries: list[dict[str, Any]], budget: int) -> None:
+    """Drop `text` from the largest records first until the event's JSON fits `budget`."""
+    total = _size(value)
+    if total <= budget:
+        return
+    sized = sorted(
+        ((_size(entry["record"]), entry) for entry in entries if "text" in entry["record"]),
+        key=lambda pair: pair[0],
+        reverse=True,
+    )
+    for size, entry in sized:
+        entry["record"] = _without_text(entry["record"])
+        total -= size - _size(entry["record"])
+        if total <= budget:
+            return

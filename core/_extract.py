@@ -1,0 +1,135 @@
+"""Recognise what a Reader tool returned: whole records, compact search results, errors.
+
+Knows the reference Reader's result shapes (`moca_search`, `moca_get_node`,
+`moca_structure`), the MCP text-content wrapper around them, and objects that carry a
+record in `metadata["moca_citation"]`. Knows no framework.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ._records import looks_like_record
+
+__all__ = ["MAX_RESULT_CHARS", "CompactResult", "ReaderItem", "parse_json", "reader_items"]
+
+logger = logging.getLogger("moca_agui")
+
+#: A tool result longer than this is not parsed (a whole `moca_search` page is far smaller).
+MAX_RESULT_CHARS = 8 * 1024 * 1024
+_MAX_DEPTH = 6  # wrappers inside wrappers; real results need at most 4
+
+
+@dataclass(frozen=True, slots=True)
+class CompactResult:
+    """A compact search result: it names a node (`ref`) but is not a citation record."""
+
+    ref: str
+
+
+#: One thing a Reader result holds: a candidate citation record, or a compact result.
+ReaderItem = dict[str, Any] | CompactResult
+
+
+def parse_json(text: str) -> Any:
+    """Parse JSON strictly (no NaN or Infinity); raise ValueError on anything else."""
+    if len(text) > MAX_RESULT_CHARS:
+        raise ValueError(f"{len(text)} characters, over the {MAX_RESULT_CHARS} this layer parses")
+    try:
+        return json.loads(text, parse_constant=_reject_constant)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def reader_items(result: object) -> list[ReaderItem]:
+    """The records and compact results in one Reader tool result, in the order given.
+
+    Raises ValueError for a result it cannot read (malformed JSON, too large); a Reader
+    error (`{"error": ...}`, MCP `isError`) and anything unrecognised give an empty list.
+    """
+    items: list[ReaderItem] = []
+    _collect(result, items, 0)
+    return items
+
+
+def _collect(value: object, items: list[ReaderItem], depth: int) -> None:
+    if depth > _MAX_DEPTH:
+        raise ValueError("wrapped too deeply to be a Reader result")
+    if isinstance(value, str | bytes | bytearray):
+        text = value if isinstance(value, str) else bytes(value).decode("utf-8")
+        _collect(parse_json(text), items, depth + 1)
+    elif isinstance(value, Mapping):
+        _collect_mapping(value, items, depth)
+    elif isinstance(value, list | tuple):
+        for entry in value:
+            _collect_entry(entry, items, depth)
+    else:
+        _collect_object(value, items, depth)
+
+
+def _collect_mapping(value: Mapping[Any, Any], items: list[ReaderItem], depth: int) -> None:
+    if looks_like_record(value):
+        items.append(dict(value))
+    elif "error" in value or value.get("isError") is True:
+        logger.info("moca_agui: the Reader answered an error: %.200r", value.get("error", value))
+    elif isinstance(value.get("results"), list):  # moca_search
+        _collect(value["results"], items, depth + 1)
+    elif "op" in value and "result" in value:  # moca_structure
+        if isinstance(value["result"], list):
+            _collect(value["result"], items, depth + 1)
+    elif isinstance(value.get("content"), list):  # MCP CallToolResult
+        _collect(value["content"], items, depth + 1)
+    elif _is_compact(value):
+        items.append(CompactResult(value["ref"]))
+    elif isinstance(value.get("metadata"), Mapping) and "moca_citation" in value["metadata"]:
+        _collect_citation(value["metadata"]["moca_citation"], items, depth)
+
+
+def _collect_entry(entry: object, items: list[ReaderItem], depth: int) -> None:
+    if isinstance(entry, Mapping) and entry.get("type") == "text" and isinstance(
+        entry.get("text"), str
+    ):  # MCP text content
+        _collect(entry["text"], items, depth + 1)
+    elif isinstance(entry, Mapping):
+        _collect_mapping(entry, items, depth + 1)
+    elif not isinstance(entry, str | int | float | bool | type(None)):
+        _collect_object(entry, items, depth + 1)
+
+
+def _collect_object(value: object, items: list[ReaderItem], depth: int) -> None:
+    """Objects: a record in `metadata["moca_citation"]`, or MCP-style `content` parts."""
+    metadata = getattr(value, "metadata", None)
+    if isinstance(metadata, Mapping) and "moca_citation" in metadata:
+        _collect_citation(metadata["moca_citation"], items, depth)
+        return
+    if getattr(value, "isError", False) is True:
+        logger.info("moca_agui: the Reader answered an MCP error")
+        return
+    content = getattr(value, "content", None)
+    if isinstance(content, list):
+        for part in content:
+            text = getattr(part, "text", None)
+            if getattr(part, "type", None) == "text" and isinstance(text, str):
+                _collect(text, items, depth + 1)
+            else:
+                _collect_entry(part, items, depth + 1)
+
+
+def _collect_citation(value: object, items: list[ReaderItem], depth: int) -> None:
+    if isinstance(value, str):
+        value = parse_json(value)
+    if looks_like_record(value):
+        items.append(dict(value))  # type: ignore[call-overload]
+
+
+def _is_compact(value: Mapping[Any, Any]) -> bool:
+    ref = value.get("ref")
+    return isinstance(ref, str) and bool(ref) and "node" not in value and "package" not in value

@@ -1,0 +1,50 @@
+"""`instrument`: the one line that turns citations on, through the adapters' plugins."""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from ._options import CitationOptions
+from .plugins import get_plugin_manager
+
+__all__ = ["instrument", "uninstrument"]
+
+T = TypeVar("T")
+
+_EXTRAS = ("langgraph", "pydantic-ai", "llama-index")
+_ORIGINAL = "__moca_agui_original__"
+
+
+def instrument(target: T, **options: Any) -> T:
+    """Return `target` sending `moca.citations` events, through the adapter that knows it.
+
+    Idempotent: instrumenting an instrumented object instruments its original again
+    with the new options. Reversible: `uninstrument` gives the original back.
+    Raises TypeError when no installed adapter handles `target`.
+    """
+    citation_options = CitationOptions.from_kwargs(**options)
+    original = uninstrument(target)
+    manager = get_plugin_manager()
+    result = manager.hook.moca_instrument(target=original, options=citation_options)
+    if result is None:
+        adapters = sorted(
+            impl.plugin_name for impl in manager.hook.moca_instrument.get_hookimpls()
+        )
+        extras = " or ".join(f"pip install 'moca-agui[{extra}]'" for extra in _EXTRAS)
+        raise TypeError(
+            f"moca_agui cannot instrument {type(original).__module__}."
+            f"{type(original).__qualname__}: no installed adapter handles it "
+            f"(installed: {', '.join(adapters) or 'none'}). For a framework's agent, "
+            f"install its extra ({extras}); for a bare AG-UI stream, pass an async "
+            "iterable of ag_ui.core events or a function returning one."
+        )
+    try:
+        setattr(result, _ORIGINAL, original)
+    except (AttributeError, TypeError):
+        pass  # e.g. an async generator: nothing to give back, nothing to re-instrument
+    return result  # type: ignore[no-any-return]
+
+
+def uninstrument(target: T) -> T:
+    """The object `instrument` was given, or `target` itself if it is not instrumented."""
+    return getattr(target, _ORIGINAL, target)  # type: ignore[no-any-return]

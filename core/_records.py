@@ -1,0 +1,174 @@
+"""Citation records: the project's own model of `citation-record.schema.json` (v1).
+
+The model only checks. What is sent is the record exactly as the Reader produced it, as a
+private JSON copy (`as_record`), never a re-serialised model.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Annotated, Any, Literal
+
+from typing_extensions import NotRequired, TypedDict
+
+from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, TypeAdapter
+from pydantic import ValidationError as _ValidationError
+
+__all__ = ["InvalidRecord", "as_record", "looks_like_record"]
+
+# Patterns follow ECMA-262, as JSON Schema requires: `$` ends the text, and `\s` is
+# ECMA's white space (not Python's nor Rust's, which differ on a few code points).
+_ECMA_SPACE = "\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+_DIGEST = r"^sha256:[a-f0-9]{64}\z"
+_IRI = rf"^[A-Za-z][A-Za-z0-9+.-]*:[^{_ECMA_SPACE}]+\z"
+
+_CLOSED = ConfigDict(extra="forbid", strict=True)
+_OPEN = ConfigDict(extra="allow", strict=True)
+
+
+def _integer(value: object) -> object:
+    # JSON Schema: 1.0 is an integer, true is not.
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+def _finite(value: float) -> float:
+    if not math.isfinite(value):
+        raise ValueError("not a finite number")
+    return value
+
+
+Digest = Annotated[str, Field(pattern=_DIGEST)]
+Iri = Annotated[str, Field(pattern=_IRI)]
+Integer = Annotated[int, BeforeValidator(_integer), Field(ge=0)]
+Number = Annotated[int | float, AfterValidator(_finite)]
+
+
+class _Package(TypedDict):
+    __pydantic_config__ = _CLOSED  # type: ignore[misc]
+    id: str
+    version: str
+    digest: Digest
+    signed: bool
+    signers: NotRequired[list[str]]
+
+
+class _Node(TypedDict):
+    __pydantic_config__ = _CLOSED  # type: ignore[misc]
+    id: str
+    path: str
+    type: str
+    ref: Annotated[str, Field(min_length=1)]
+    locale: NotRequired[str]
+    title: NotRequired[str]
+    description: NotRequired[str]
+    tags: NotRequired[list[str]]
+    digest: NotRequired[Digest]
+
+
+class _Span(TypedDict):
+    __pydantic_config__ = _CLOSED  # type: ignore[misc]
+    start: Integer
+    end: Integer
+
+
+class _By(TypedDict):
+    __pydantic_config__ = _OPEN  # type: ignore[misc]
+    by: str
+    at: NotRequired[str]
+
+
+class _Review(TypedDict):
+    __pydantic_config__ = _OPEN  # type: ignore[misc]
+    reviewer: str
+    reviewedAt: str
+    outcome: str
+    signer: str
+    scope: NotRequired[str]
+
+
+class _Trust(TypedDict):
+    __pydantic_config__ = _CLOSED  # type: ignore[misc]
+    status: Literal["draft", "stable", "deprecated"]
+    declaredVerified: list[_By]
+    attestedReviews: list[_Review]
+    stale: bool
+    inForce: bool
+    superseded: bool
+    contested: bool
+    generated: NotRequired[_By | None]
+    staleAfter: NotRequired[str]
+    validFrom: NotRequired[str]
+    validUntil: NotRequired[str]
+    supersededBy: NotRequired[list[str]]
+    contestedBy: NotRequired[list[str]]
+
+
+class _Evidence(TypedDict):
+    __pydantic_config__ = _OPEN  # type: ignore[misc]
+    source: dict[str, Any]
+    selector: NotRequired[dict[str, Any]]
+    note: NotRequired[str]
+    matched: NotRequired[bool]
+
+
+_Retrieval = TypedDict(
+    "_Retrieval",
+    {
+        "via": Literal["search", "requires", "parts", "narrower", "related"],
+        "from": NotRequired[str],
+    },
+)
+_Retrieval.__pydantic_config__ = _CLOSED  # type: ignore[attr-defined]
+
+
+class CitationRecord(TypedDict):
+    """`citation-record.schema.json` v1, field for field."""
+
+    __pydantic_config__ = _CLOSED  # type: ignore[misc]
+    package: _Package
+    node: _Node
+    trust: _Trust
+    span: NotRequired[_Span]
+    text: NotRequired[str]
+    evidence: NotRequired[list[_Evidence]]
+    concepts: NotRequired[list[Iri]]
+    audience: NotRequired[str]
+    profiles: NotRequired[list[str]]
+    score: NotRequired[Number]
+    retrieval: NotRequired[_Retrieval]
+
+
+_VALIDATOR: TypeAdapter[CitationRecord] = TypeAdapter(CitationRecord)
+
+
+class InvalidRecord(ValueError):
+    """A value that is not a valid citation record; the message says which rule it breaks."""
+
+
+def looks_like_record(value: object) -> bool:
+    """True for a mapping with the three required top-level keys of a citation record."""
+    return isinstance(value, dict) and "package" in value and "node" in value and "trust" in value
+
+
+def as_record(value: object) -> dict[str, Any]:
+    """Return a private JSON copy of `value` if it is a valid citation record; else raise.
+
+    The copy is what the Reader produced, key for key and in order. Making it also proves
+    the value is plain JSON: no NaN, no lone surrogate, nothing a wire encoder chokes on.
+    """
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+        text.encode("utf-8")
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise InvalidRecord(f"not plain JSON: {exc}") from None
+    record = json.loads(text)
+    if not isinstance(record, dict):
+        raise InvalidRecord("not a JSON object")
+    try:
+        _VALIDATOR.validate_python(record)
+    except _ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        where = ".".join(str(part) for part in first["loc"]) or "record"
+        raise InvalidRecord(f"{where}: {first['msg']}") from None
+    return record

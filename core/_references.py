@@ -1,0 +1,69 @@
+"""Find where an answer refers to its sources: versioned node refs and markers.
+
+Refs are opaque: a package id is any absolute URI and may itself hold `@` or `#`, so a
+ref is never split. A ref is found when it stands between delimiters (white space,
+brackets, quotes, backticks, `|`), with sentence punctuation around it trimmed, and it
+counts only when it equals, code point for code point, a ref the Reader returned.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import unicodedata
+from collections.abc import Collection, Iterator, Mapping
+from dataclasses import dataclass
+
+__all__ = ["Mention", "find_markers", "find_refs"]
+
+logger = logging.getLogger("moca_agui")
+
+_DELIMITERS = r"\s<>()\[\]{}\"'`|"
+# A token that holds a `#`, starting at a delimiter (the lookbehind keeps this linear).
+_REF_TOKEN = re.compile(rf"(?<![^{_DELIMITERS}])[^{_DELIMITERS}]*#[^{_DELIMITERS}]*")
+_MARKER = re.compile(r"\[[^\[\]\s]{1,32}\]")
+_EDGE_MARKUP = "*_~"
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    """One place in the answer that refers to a node: `text[start:end]`."""
+
+    start: int
+    end: int
+    ref: str
+    marker: str | None = None
+
+
+def find_refs(text: str, known: Collection[str]) -> Iterator[Mention]:
+    """Mentions of the refs in `known`; ref-like tokens that match none are logged (debug)."""
+    for match in _REF_TOKEN.finditer(text):
+        token = match.group()
+        if "@" not in token:
+            continue
+        start, end = match.start(), match.end()
+        while token and token not in known and _trimmable(token[-1]):
+            token, end = token[:-1], end - 1
+        while token and token not in known and token[0] in _EDGE_MARKUP:
+            token, start = token[1:], start + 1
+        if token in known:
+            yield Mention(start, end, token)
+        else:
+            logger.debug("moca_agui: left out %.200r: no Reader result of this run has it", token)
+
+
+def find_markers(text: str, markers: Mapping[str, str]) -> Iterator[Mention]:
+    """Mentions of the markers in `markers` (marker text -> ref), e.g. `[1]`."""
+    if not markers:
+        return
+    for match in _MARKER.finditer(text):
+        marker = match.group()
+        ref = markers.get(marker)
+        if ref is not None:
+            yield Mention(match.start(), match.end(), ref, marker)
+        elif marker[1:-1].isdigit():
+            logger.debug("moca_agui: left out marker %s: it names no node of this run", marker)
+
+
+def _trimmable(char: str) -> bool:
+    return char in _EDGE_MARKUP or unicodedata.category(char).startswith("P")

@@ -1,0 +1,105 @@
+"""The hooks of moca_agui, in the order a run meets them.
+
+Implement any of them in a plugin (a module or an object with functions marked
+`@moca_agui.hookimpl`) and declare it under the entry-point group `moca_agui`:
+
+    [project.entry-points.moca_agui]
+    my-framework = "my_package.moca_plugin"
+
+The built-in behaviour is itself a plugin (`moca_agui._builtin`), and each adapter is
+one too. Hooks are called with keyword arguments and are synchronous. An exception in a
+hook is logged; the agent's events flow on unchanged and no citation is guessed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import pluggy
+
+if TYPE_CHECKING:
+    from ._citations import Citation
+    from ._extract import ReaderItem
+    from ._options import CitationOptions
+    from ._references import Mention
+
+hookspec = pluggy.HookspecMarker("moca_agui")
+#: Marks a plugin's implementation of a hook: `@moca_agui.hookimpl`.
+hookimpl = pluggy.HookimplMarker("moca_agui")
+
+
+@hookspec(firstresult=True)
+def moca_instrument(target: object, options: CitationOptions) -> object | None:
+    """Return `target` instrumented to send `moca.citations` events, or None if not yours.
+
+    Called by `moca_agui.instrument(target, **options)`, once. An adapter checks whether
+    `target` is of its framework (without importing the framework when it is not) and
+    returns the object to use in its place.
+
+    firstresult: the first non-None answer wins.
+    """
+
+
+@hookspec(firstresult=True)
+def moca_is_reader_tool(tool_name: str, options: CitationOptions) -> bool | None:
+    """Say whether results of the tool `tool_name` are Reader results.
+
+    Called the first time a run sees a result of that tool. Only Reader results are
+    sources: a record-shaped result of any other tool is data. The built-in answer is
+    `tool_name in options.reader_tools`.
+
+    firstresult: the first non-None answer wins.
+    """
+
+
+@hookspec(firstresult=True)
+def moca_reader_items(tool_name: str, result: object) -> list[ReaderItem] | None:
+    """Return the citation records and compact results a Reader tool result holds.
+
+    Called for each result of a Reader tool: `result` is the tool's return value as the
+    framework hands it over (a Python object), or the TOOL_CALL_RESULT content (a JSON
+    string, or content parts). Return the candidate records (plain dicts, as the Reader
+    produced them; they are validated after this hook) and `CompactResult`s, in the order
+    the result gives them; an empty list for a Reader error. Raise ValueError for a
+    result that cannot be read; it is logged and skipped.
+
+    firstresult: the first non-None answer wins; the built-in plugin reads the
+    reference Reader's shapes.
+    """
+
+
+@hookspec(firstresult=True)
+def moca_marker_table(refs: Sequence[str]) -> Mapping[str, str] | None:
+    """Map marker texts (such as `"[1]"`) to node refs for one run.
+
+    Called when a message's citations are resolved, with the refs of every node the run
+    captured, in the order it first captured them. The built-in table numbers them:
+    `{"[1]": refs[0], "[2]": refs[1], ...}`.
+
+    firstresult: the first non-None answer wins.
+    """
+
+
+@hookspec
+def moca_find_references(
+    text: str, refs: Sequence[str], markers: Mapping[str, str]
+) -> list[Mention] | None:
+    """Return the places in an answer's `text` that refer to a node.
+
+    Called once per assistant message with text, with the refs this run captured and
+    the marker table. Each `Mention(start, end, ref, marker)` names a ref; mentions of
+    refs not in `refs` are left out by the caller whatever a plugin says.
+
+    All answers are merged: citations follow the first mention of each node.
+    """
+
+
+@hookspec
+def moca_modify_citations(message_id: str, text: str, citations: list[Citation]) -> None:
+    """Adjust the citations of one message before its event is built, in place.
+
+    Called with the citations in order of first mention. A plugin may remove entries or
+    change their `marker`. Records are the Reader's and must not change; entries for
+    records this run did not capture are dropped, and the order is kept.
+    """
