@@ -1,0 +1,43 @@
+"""Sessions: tests on both ag-ui-protocol lines and each framework's tested versions, lint, types.
+
+    nox -s tests          # the suite on the newest versions (what .ci/run runs)
+    nox -l                # every session
+"""
+
+from __future__ import annotations
+
+import nox
+
+nox.options.default_venv_backend = "venv"
+nox.options.reuse_existing_virtualenvs = True
+nox.options.sessions = ["tests", "lint", "types"]
+
+PYTHON = "3.11"
+
+
+@nox.session(python=PYTHON)
+def tests(session: nox.Session) -> None:
+    """The whole suite, every extra installed, on ag-ui-protocol 1.x."""
+    session.install("-e", ".[all,test]")
+    session.run("pytest", *session.posargs)
+
+
+@nox.session(python=PYTHON, name="tests-ag-ui-0.1")
+def tests_ag_ui_01(session: nox.Session) -> None:
+    """The core and the bare-SDK adapter on ag-ui-protocol 0.1.x."""
+    session.install("-e", ".[test]", "ag-ui-protocol>=0.1.10,<0.2")
+    session.run("pytest", "tests/core", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def lint(session: nox.Session) -> None:
+    session.install("ruff")
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
+
+
+@nox.session(python=PYTHON)
+def types(session: nox.Session) -> None:
+    """mypy, strict on the core."""
+    session.install("-e", ".", "mypy")
+    session.run("mypy", "core")

@@ -1,0 +1,138 @@
+"""What the tests share: valid records, wire form, and the checks every stream must pass."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from collections.abc import AsyncIterable, Iterable
+from functools import cache
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import regress
+from ag_ui.core import BaseEvent
+from ag_ui_validate.pytest_plugin import assert_valid_agui
+from referencing import Registry, Resource
+
+import moca_agui
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+CITATION_RECORD_SCHEMA = SHARED / "moca-spec/schemas/v1/citation-record.schema.json"
+EXAMPLE_EVENT = SHARED / "docs/support-kb-citations-event.reconstructed.json"
+PACKAGE_ID = "https://example.com/moca/test-kb"
+
+
+def example_record() -> dict[str, Any]:
+    """The support-kb record for refund-window.md (a fresh copy each call)."""
+    event = json.loads(EXAMPLE_EVENT.read_text(encoding="utf-8"))
+    return copy.deepcopy(event["value"]["citations"][0]["record"])
+
+
+def record(
+    path: str = "a.md",
+    *,
+    package_id: str = PACKAGE_ID,
+    version: str = "1.0.0",
+    text: str | None = None,
+    **trust: Any,
+) -> dict[str, Any]:
+    """A valid citation record for node `path` of a test package."""
+    body = text if text is not None else f"Text of {path}."
+    result: dict[str, Any] = {
+        "package": {
+            "id": package_id,
+            "version": version,
+            "digest": "sha256:" + hashlib.sha256(f"{package_id}@{version}".encode()).hexdigest(),
+            "signed": False,
+        },
+        "node": {
+            "id": f"{package_id}#{path}",
+            "path": path,
+            "type": "Note",
+            "ref": f"{package_id}@{version}#{path}",
+            "title": f"Title of {path}",
+            "digest": "sha256:" + hashlib.sha256(body.encode()).hexdigest(),
+        },
+        "text": body,
+        "trust": {
+            "status": "stable",
+            "declaredVerified": [],
+            "attestedReviews": [],
+            "stale": False,
+            "inForce": True,
+            "superseded": False,
+            "contested": False,
+            **trust,
+        },
+    }
+    return result
+
+
+def ref(rec: dict[str, Any]) -> str:
+    return str(rec["node"]["ref"])
+
+
+def wire(event: BaseEvent) -> dict[str, Any]:
+    """An event as it goes over the wire (camelCase, no nulls), parsed back."""
+    return json.loads(event.model_dump_json(by_alias=True, exclude_none=True))
+
+
+async def collect(events: AsyncIterable[BaseEvent]) -> list[dict[str, Any]]:
+    return [wire(event) async for event in events]
+
+
+def citation_events(stream: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The `value`s of the moca.citations events in a wire stream, in order."""
+    return [
+        e["value"] for e in stream if e["type"] == "CUSTOM" and e["name"] == moca_agui.EVENT_NAME
+    ]
+
+
+def without_citations(stream: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [e for e in stream if not (e["type"] == "CUSTOM" and e["name"] == moca_agui.EVENT_NAME)]
+
+
+def types(stream: Iterable[dict[str, Any]]) -> list[str]:
+    """Event types, with `CUSTOM:<name>` for custom events."""
+    return [e["type"] + (":" + e["name"] if e["type"] == "CUSTOM" else "") for e in stream]
+
+
+def _ecma_pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Any:
+    # JSON Schema patterns are ECMA-262 regular expressions (2020-12 validation 6.3.3).
+    # jsonschema uses Python's re, whose `$` and `\s` differ; regress is ECMA-262.
+    if validator.is_type(instance, "string") and regress.Regex(pattern).find(instance) is None:
+        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+_EcmaValidator = jsonschema.validators.extend(
+    jsonschema.Draft202012Validator, {"pattern": _ecma_pattern}
+)
+
+
+@cache
+def record_validator() -> Any:
+    """The official citation-record schema, with ECMA-262 patterns."""
+    return _EcmaValidator(json.loads(CITATION_RECORD_SCHEMA.read_text(encoding="utf-8")))
+
+
+@cache
+def event_validator() -> Any:
+    """The project's schema for the event's value, resolving records to the official one."""
+    official = json.loads(CITATION_RECORD_SCHEMA.read_text(encoding="utf-8"))
+    registry = Registry().with_resource(official["$id"], Resource.from_contents(official))
+    ours = json.loads(files("moca_agui").joinpath("citations-event.schema.json").read_text())
+    return _EcmaValidator(ours, registry=registry)
+
+
+def assert_valid_stream(stream: list[dict[str, Any]]) -> None:
+    """Every check a test stream must pass: AG-UI grammar (ag-ui-validate), the event's
+    value against the project's schema, each record against the official schema."""
+    assert_valid_agui(stream)
+    for value in citation_events(stream):
+        event_validator().validate(value)
+        for citation in value["citations"]:
+            record_validator().validate(citation["record"])
