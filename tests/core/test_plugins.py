@@ -1,0 +1,170 @@
+"""The hook layer: inline plugins, a third-party plugin from an entry point, instrument()."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+from streams import message, run, source, tool_call
+from support import citation_events, collect, record, ref, wire, without_citations
+
+import moca_agui
+from moca_agui import Citation, Mention
+from moca_agui.plugins import get_plugin_manager
+
+A, B = record("a.md"), record("b.md")
+
+
+@pytest.fixture
+def register() -> Iterator:
+    """Register inline plugins on the process's manager for one test."""
+    manager = get_plugin_manager()
+    added = []
+
+    def add(plugin: object) -> None:
+        manager.register(plugin)
+        added.append(plugin)
+
+    yield add
+    for plugin in added:
+        manager.unregister(plugin)
+
+
+async def test_a_plugin_can_say_which_tools_are_readers(register):
+    class KbTools:
+        @moca_agui.hookimpl
+        def moca_is_reader_tool(self, tool_name, options):
+            return True if tool_name.startswith("kb_") else None
+
+    register(KbTools())
+    events = run(tool_call("c1", "kb_get", A), tool_call("c2", "moca_get_node", B),
+                 message("m1", f"{ref(A)} {ref(B)}"))  # fmt: skip
+    [value] = citation_events(await collect(moca_agui.cite(source(events))))
+    assert value["citations"] == [{"record": A}, {"record": B}]
+
+
+async def test_a_plugin_can_replace_the_marker_table_and_find_other_markers(register):
+    class Letters:
+        @moca_agui.hookimpl
+        def moca_marker_table(self, refs):
+            return {f"[{chr(ord('a') + i)}]": r for i, r in enumerate(refs)}
+
+        @moca_agui.hookimpl
+        def moca_find_references(self, text, refs, markers):
+            at = text.find("(see the second)")
+            return [Mention(at, at + 16, list(refs)[1])] if at >= 0 else []
+
+    register(Letters())
+    events = run(tool_call("c1", "moca_search", {"query": "q", "results": [A, B]}),
+                 message("m1", "Per [b], [1] (see the second), and [a]."))  # fmt: skip
+    [value] = citation_events(await collect(moca_agui.cite(source(events))))
+    assert value["citations"] == [{"marker": "[b]", "record": B}, {"marker": "[a]", "record": A}]
+
+
+async def test_modify_citations_can_remove_but_not_add_or_reorder(register):
+    forged = record("forged.md")
+
+    class Editor:
+        @moca_agui.hookimpl
+        def moca_modify_citations(self, message_id, text, citations: list[Citation]):
+            assert [c.ref for c in citations] == [ref(A), ref(B)]
+            citations.reverse()
+            citations.append(Citation(forged, "[9]"))
+            del citations[0]  # B
+
+    register(Editor())
+    events = run(tool_call("c1", "moca_search", {"query": "q", "results": [A, B]}),
+                 message("m1", f"{ref(A)} {ref(B)}"))  # fmt: skip
+    [value] = citation_events(await collect(moca_agui.cite(source(events))))
+    assert value["citations"] == [{"record": A}]
+
+
+async def test_a_plugin_failing_in_resolution_sends_no_event_and_changes_nothing(register, caplog):
+    class Broken:
+        @moca_agui.hookimpl
+        def moca_find_references(self, text, refs, markers):
+            raise RuntimeError("plugin bug")
+
+    register(Broken())
+    events = run(tool_call("c1", "moca_get_node", A), message("m1", ref(A)))
+    stream = await collect(moca_agui.cite(source(events)))
+    assert stream == [wire(e) for e in events]
+    assert "no citations sent for message m1" in caplog.text
+
+
+# -- instrument() ---------------------------------------------------------------------
+
+
+async def agent_run(events) -> AsyncIterator:
+    for event in events:
+        yield event
+
+
+async def test_instrument_wraps_a_function_returning_events_idempotently_and_reversibly():
+    events = run(tool_call("c1", "moca_get_node", A), message("m1", ref(A)))
+    cited = moca_agui.instrument(agent_run, include_text=False)
+    again = moca_agui.instrument(cited)
+    assert moca_agui.uninstrument(cited) is agent_run
+    assert moca_agui.uninstrument(again) is agent_run
+    stream = await collect(again(events))
+    assert without_citations(stream) == [wire(e) for e in events]
+    assert len(citation_events(stream)) == 1
+    assert "text" in citation_events(stream)[0]["citations"][0]["record"]  # new options won
+    [value] = citation_events(await collect(cited(events)))
+    assert "text" not in value["citations"][0]["record"]
+
+
+async def test_instrument_wraps_an_async_iterable_of_events():
+    events = run(tool_call("c1", "moca_get_node", A), message("m1", ref(A)))
+    stream = await collect(moca_agui.instrument(source(events)))
+    assert citation_events(stream)[0]["citations"] == [{"record": A}]
+
+
+def test_instrument_names_the_installed_adapters_and_the_extras_for_unknown_targets():
+    with pytest.raises(TypeError) as raised:
+        moca_agui.instrument(object())
+    message_text = str(raised.value)
+    assert "builtins.object" in message_text
+    assert "ag-ui" in message_text
+    for extra in ("langgraph", "pydantic-ai", "llama-index"):
+        assert f"pip install 'moca-agui[{extra}]'" in message_text
+
+
+def test_a_third_party_plugin_from_an_entry_point_instruments_a_new_type(tmp_path, monkeypatch):
+    (tmp_path / "robot_plugin.py").write_text(textwrap.dedent("""
+        import moca_agui
+
+        class Robot:
+            pass
+
+        class CitingRobot:
+            def __init__(self, robot, options):
+                self.robot, self.options = robot, options
+
+        @moca_agui.hookimpl
+        def moca_instrument(target, options):
+            if isinstance(target, Robot):
+                return CitingRobot(target, options)
+            return None
+    """))
+    dist = tmp_path / "robot_plugin-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: robot-plugin\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[moca_agui]\nrobot = robot_plugin\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    get_plugin_manager.cache_clear()
+    try:
+        import robot_plugin
+
+        robot = robot_plugin.Robot()
+        instrumented = moca_agui.instrument(robot, reader_tools=["ask_robot"])
+        assert isinstance(instrumented, robot_plugin.CitingRobot)
+        assert instrumented.robot is robot
+        assert instrumented.options.reader_tools == frozenset({"ask_robot"})
+        assert moca_agui.uninstrument(instrumented) is robot
+        assert "robot" in dict(get_plugin_manager().list_name_plugin())
+    finally:
+        get_plugin_manager.cache_clear()
+        sys.modules.pop("robot_plugin", None)

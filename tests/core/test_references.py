@@ -1,0 +1,59 @@
+"""Finding refs and markers in an answer: opaque refs, exact matches, linear time."""
+
+from __future__ import annotations
+
+import unicodedata
+
+import pytest
+from support import record, ref
+
+from moca_agui._references import Mention, find_markers, find_refs
+
+A = ref(record("a.md"))
+TAG = "tag:kb@example.com,2026:faq#v2@3.1.0#answers/refunds.md"  # `@` and `#` in the id
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "see {r}",
+        "see {r}.",
+        "see ({r}), then",
+        "[the policy]({r})",
+        "[{r}]",
+        "`{r}`",
+        "<{r}>",
+        "**{r}**",
+        '"{r}"',
+        "{r};",
+        "{r}。",
+        "| {r} |",
+    ],
+)
+def test_a_known_ref_is_found_wherever_markdown_puts_it(text):
+    for known in (A, TAG):
+        body = text.format(r=known)
+        [mention] = find_refs(body, {known})
+        assert body[mention.start : mention.end] == known == mention.ref
+
+
+def test_refs_are_matched_exactly_never_normalised_or_guessed():
+    nfc = "https://example.com/kb@1.0.0#café.md"
+    nfd = unicodedata.normalize("NFD", nfc)
+    zero_width = nfc.replace("kb@", "kb\u200b@")
+    rtl = nfc.replace("café", "\u202ecafé")
+    text = f"{nfd} {zero_width} {rtl} https://example.com/kb@1.0.0#caf"
+    assert list(find_refs(text, {nfc})) == []
+    assert [m.ref for m in find_refs(f"{nfc} {nfd}", {nfc, nfd})] == [nfc, nfd]
+
+
+def test_markers_map_through_the_table_and_unknown_markers_are_left_out():
+    text = "A [1], B [2], link [label](x), footnote [^1], [3]"
+    found = list(find_markers(text, {"[1]": "r1", "[2]": "r2"}))
+    assert found == [Mention(2, 5, "r1", "[1]"), Mention(9, 12, "r2", "[2]")]
+
+
+def test_ref_finding_is_linear_on_long_tokens_without_delimiters():
+    # A quadratic scan would take minutes here; a linear one well under a second.
+    text = "a" * 2_000_000 + "#" + "b" * 2_000_000
+    assert list(find_refs(text, {A})) == []
