@@ -1,7 +1,7 @@
 """moca-agui: show the MOCA sources an agent's answer cites, in any AG-UI user interface.
 
-    events = moca_agui.cite(events)              # any stream of ag_ui.core events
-    agent = moca_agui.instrument(agent)          # a framework's agent, through its adapter
+`cite(events)` wraps any stream of `ag_ui.core` events; `instrument(agent)` turns a
+framework's agent into one that sends `moca.citations`, through that framework's adapter.
 """
 
 from ._citations import EVENT_NAME, EVENT_VERSION, Citation

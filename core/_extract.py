@@ -94,8 +94,10 @@ def _collect_mapping(value: Mapping[Any, Any], items: list[ReaderItem], depth: i
 
 
 def _collect_entry(entry: object, items: list[ReaderItem], depth: int) -> None:
-    if isinstance(entry, Mapping) and entry.get("type") == "text" and isinstance(
-        entry.get("text"), str
+    if (
+        isinstance(entry, Mapping)
+        and entry.get("type") == "text"
+        and isinstance(entry.get("text"), str)
     ):  # MCP text content
         _collect(entry["text"], items, depth + 1)
     elif isinstance(entry, Mapping):

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+import contextlib
+from typing import Any, TypeVar, cast
 
 from ._options import CitationOptions
 from .plugins import get_plugin_manager
@@ -27,9 +28,7 @@ def instrument(target: T, **options: Any) -> T:
     manager = get_plugin_manager()
     result = manager.hook.moca_instrument(target=original, options=citation_options)
     if result is None:
-        adapters = sorted(
-            impl.plugin_name for impl in manager.hook.moca_instrument.get_hookimpls()
-        )
+        adapters = sorted(impl.plugin_name for impl in manager.hook.moca_instrument.get_hookimpls())
         extras = " or ".join(f"pip install 'moca-agui[{extra}]'" for extra in _EXTRAS)
         raise TypeError(
             f"moca_agui cannot instrument {type(original).__module__}."
@@ -38,13 +37,12 @@ def instrument(target: T, **options: Any) -> T:
             f"install its extra ({extras}); for a bare AG-UI stream, pass an async "
             "iterable of ag_ui.core events or a function returning one."
         )
-    try:
+    # An async generator takes no attribute: there is nothing to give back then.
+    with contextlib.suppress(AttributeError, TypeError):
         setattr(result, _ORIGINAL, original)
-    except (AttributeError, TypeError):
-        pass  # e.g. an async generator: nothing to give back, nothing to re-instrument
-    return result  # type: ignore[no-any-return]
+    return cast(T, result)
 
 
 def uninstrument(target: T) -> T:
     """The object `instrument` was given, or `target` itself if it is not instrumented."""
-    return getattr(target, _ORIGINAL, target)  # type: ignore[no-any-return]
+    return cast(T, getattr(target, _ORIGINAL, target))

@@ -12,7 +12,7 @@ __all__ = ["DEFAULT_READER_TOOLS", "CitationOptions", "Lookup"]
 DEFAULT_READER_TOOLS: frozenset[str] = frozenset({"moca_search", "moca_get_node", "moca_structure"})
 
 #: ref -> the whole citation record, or None; sync or async.
-Lookup = Callable[[str], "Mapping[str, Any] | None | Awaitable[Mapping[str, Any] | None]"]
+Lookup = Callable[[str], "Mapping[str, Any] | Awaitable[Mapping[str, Any] | None] | None"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Annotated, Any, Literal
-
-from typing_extensions import NotRequired, TypedDict
+from typing import Annotated, Any, Literal, NotRequired
 
 from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, TypeAdapter
 from pydantic import ValidationError as _ValidationError
+from typing_extensions import TypedDict
 
 __all__ = ["InvalidRecord", "as_record", "looks_like_record"]
 

@@ -157,9 +157,7 @@ class CitationRun:
         for mention in found:
             if mention.ref not in self._nodes:
                 logger.debug("moca_agui: left out %.200r: not returned in this run", mention.ref)
-            elif mention.ref not in first:
-                first[mention.ref] = mention.marker
-            elif first[mention.ref] is None and mention.marker:
+            elif mention.ref not in first or (first[mention.ref] is None and mention.marker):
                 first[mention.ref] = mention.marker
         citations = []
         for ref, marker in first.items():

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterable, AsyncIterator, Callable
 from typing import Any
 
 from ag_ui.core import BaseEvent
+from pydantic import BaseModel
 
 from ._citations import EVENT_NAME
 from ._options import CitationOptions
@@ -31,7 +32,8 @@ def cite(
     if run is not None and options:
         raise TypeError("pass either run= or options, not both: the run holds its options")
     if not isinstance(events, AsyncIterable):
-        raise TypeError(f"cite() needs an async iterable of AG-UI events, not {type(events).__name__}")
+        kind = type(events).__name__
+        raise TypeError(f"cite() needs an async iterable of AG-UI events, not {kind}")
     return _cited(events, _Tracker(run or CitationRun(CitationOptions.from_kwargs(**options))))
 
 
@@ -96,7 +98,7 @@ class _Tracker:
         if not self.alive or self._sent:
             return []
         self._sent = True
-        events = []
+        events: list[BaseEvent] = []
         for message_id in self.run.message_ids():
             if message_id not in self._muted:
                 event = await self.run.event_for(message_id)
@@ -141,7 +143,7 @@ class _Tracker:
             return False
         content = event.content
         if isinstance(content, list):  # ag-ui-protocol 1.x content parts
-            content = [getattr(part, "model_dump", lambda: part)() for part in content]
+            content = [_plain(part) for part in content]
         self.run.capture(name, content)
         return False
 
@@ -156,3 +158,8 @@ class _Tracker:
     def _run_error(self, event: Any) -> bool:
         self.alive = False
         return False
+
+
+def _plain(part: object) -> object:
+    """A content part as plain data (`{"type": "text", "text": ...}`)."""
+    return part.model_dump() if isinstance(part, BaseModel) else part

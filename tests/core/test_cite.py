@@ -14,6 +14,8 @@ from ag_ui.core import (
     TextMessageEndEvent,
     TextMessageStartEvent,
 )
+
+import moca_agui
 from streams import message, run, run_error, run_finished, run_started, source, tool_call
 from support import (
     assert_valid_stream,
@@ -23,11 +25,9 @@ from support import (
     record,
     ref,
     types,
-    without_citations,
     wire,
+    without_citations,
 )
-
-import moca_agui
 
 A, B, C = record("a.md"), record("b.md"), record("c.md")
 
@@ -321,7 +321,7 @@ async def test_events_pass_through_when_the_source_is_not_a_run():
 
 
 def test_options_are_checked_when_cite_is_called():
-    with pytest.raises(TypeError, match="unknown moca_agui option.*include_txt"):
+    with pytest.raises(TypeError, match=r"unknown moca_agui option.*include_txt"):
         moca_agui.cite(source([]), include_txt=False)
     with pytest.raises(TypeError, match="reader_tools must be a collection"):
         moca_agui.cite(source([]), reader_tools="moca_search")

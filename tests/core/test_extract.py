@@ -6,12 +6,12 @@ import json
 
 import pytest
 from ag_ui.core import TextMessageChunkEvent, ToolCallResultEvent, ToolCallStartEvent
-from streams import run, source
-from support import citation_events, collect, record, ref
 
 import moca_agui
 from moca_agui import CompactResult
 from moca_agui._extract import reader_items
+from streams import run, source
+from support import citation_events, collect, record, ref
 
 A, B = record("a.md"), record("b.md")
 

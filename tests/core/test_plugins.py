@@ -7,12 +7,12 @@ import textwrap
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
-from streams import message, run, source, tool_call
-from support import citation_events, collect, record, ref, wire, without_citations
 
 import moca_agui
 from moca_agui import Citation, Mention
 from moca_agui.plugins import get_plugin_manager
+from streams import message, run, source, tool_call
+from support import citation_events, collect, record, ref, wire, without_citations
 
 A, B = record("a.md"), record("b.md")
 
@@ -133,7 +133,8 @@ def test_instrument_names_the_installed_adapters_and_the_extras_for_unknown_targ
 
 
 def test_a_third_party_plugin_from_an_entry_point_instruments_a_new_type(tmp_path, monkeypatch):
-    (tmp_path / "robot_plugin.py").write_text(textwrap.dedent("""
+    (tmp_path / "robot_plugin.py").write_text(
+        textwrap.dedent("""
         import moca_agui
 
         class Robot:
@@ -148,7 +149,8 @@ def test_a_third_party_plugin_from_an_entry_point_instruments_a_new_type(tmp_pat
             if isinstance(target, Robot):
                 return CitingRobot(target, options)
             return None
-    """))
+    """)
+    )
     dist = tmp_path / "robot_plugin-1.0.dist-info"
     dist.mkdir()
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: robot-plugin\nVersion: 1.0\n")

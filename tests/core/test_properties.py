@@ -9,10 +9,10 @@ from typing import Any
 from ag_ui.core import TextMessageChunkEvent
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from streams import message, run, source, tool_call
-from support import citation_events, collect, record, ref, types, wire, without_citations
 
 import moca_agui
+from streams import message, run, source, tool_call
+from support import citation_events, collect, record, ref, types, wire, without_citations
 
 POOL = [record(f"{name}.md") for name in ("a", "b", "c", "d")]
 NEVER_RETURNED = record("e.md")
@@ -23,7 +23,9 @@ reader_call = st.tuples(
     st.lists(st.sampled_from([*POOL, NEVER_RETURNED]), min_size=1, max_size=3),
 )
 fragment = st.one_of(
-    st.sampled_from([ref(r) for r in [*POOL, NEVER_RETURNED]] + [INVENTED]).map(lambda r: ("ref", r)),
+    st.sampled_from([*[ref(r) for r in [*POOL, NEVER_RETURNED]], INVENTED]).map(
+        lambda r: ("ref", r)
+    ),
     st.integers(1, 6).map(lambda n: ("marker", f"[{n}]")),
     st.sampled_from(["refunds", "see", "and", "(", ")", "."]).map(lambda w: ("word", w)),
 )

@@ -8,9 +8,9 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support import CITATION_RECORD_SCHEMA, example_record, record, record_validator
 
 from moca_agui import InvalidRecord, as_record
+from support import CITATION_RECORD_SCHEMA, example_record, record, record_validator
 
 SCHEMA = json.loads(CITATION_RECORD_SCHEMA.read_text(encoding="utf-8"))
 JSON_SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False,

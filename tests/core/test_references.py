@@ -5,9 +5,9 @@ from __future__ import annotations
 import unicodedata
 
 import pytest
-from support import record, ref
 
 from moca_agui._references import Mention, find_markers, find_refs
+from support import record, ref
 
 A = ref(record("a.md"))
 TAG = "tag:kb@example.com,2026:faq#v2@3.1.0#answers/refunds.md"  # `@` and `#` in the id
