@@ -9,10 +9,10 @@ from ag_ui.core import RunAgentInput
 from ag_ui.encoder import EventEncoder
 from fastapi import FastAPI
 from fastapi.responses import StreamingResponse
-from streams import message, run, source, tool_call
-from support import assert_valid_stream, citation_events, record, ref, types
 
 import moca_agui
+from streams import message, run, source, tool_call
+from support import assert_valid_stream, citation_events, record, ref, types
 
 A = record("a.md")
 
