@@ -36,17 +36,25 @@ ReaderItem = dict[str, Any] | CompactResult
 
 
 def parse_json(text: str) -> Any:
-    """Parse JSON strictly (no NaN or Infinity); raise ValueError on anything else."""
+    """Parse JSON strictly (no NaN or Infinity, no duplicated key); raise ValueError otherwise."""
     if len(text) > MAX_RESULT_CHARS:
         raise ValueError(f"{len(text)} characters, over the {MAX_RESULT_CHARS} this layer parses")
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
     except RecursionError:
         raise ValueError("nested too deeply") from None
 
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    # Parsers differ on which of two equal keys wins: such a value reads two ways.
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        raise ValueError("duplicate key in an object; JSON parsers disagree on which one wins")
+    return value
 
 
 def reader_items(result: object) -> list[ReaderItem]:
