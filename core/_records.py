@@ -150,6 +150,20 @@ def looks_like_record(value: object) -> bool:
     return isinstance(value, dict) and "package" in value and "node" in value and "trust" in value
 
 
+#: Records nest about 4 levels. Wire encoders stop near 250 (pydantic's serializer raises,
+#: breaking the stream), so a deeper record, valid in its open objects, is never sent.
+_MAX_NESTING = 64
+
+
+def _nested_at_most(value: dict[str, Any] | list[Any], levels: int) -> bool:
+    if levels == 0:
+        return False
+    for item in value.values() if isinstance(value, dict) else value:
+        if isinstance(item, (dict, list)) and not _nested_at_most(item, levels - 1):
+            return False
+    return True
+
+
 def as_record(value: object) -> dict[str, Any]:
     """Return a private JSON copy of `value` if it is a valid citation record; else raise.
 
@@ -164,6 +178,8 @@ def as_record(value: object) -> dict[str, Any]:
     record = json.loads(text)
     if not isinstance(record, dict):
         raise InvalidRecord("not a JSON object")
+    if not _nested_at_most(record, _MAX_NESTING):
+        raise InvalidRecord(f"nested more than {_MAX_NESTING} levels deep")
     try:
         _VALIDATOR.validate_python(record)
     except _ValidationError as exc:
