@@ -1,0 +1,208 @@
+"""`CitingWorkflow`: an AGUIChatWorkflow that sends `moca.citations` events.
+
+LlamaIndex's AG-UI stream has no TOOL_CALL_RESULT and no TEXT_MESSAGE_END, so the
+citations are made inside the workflow, where its steps see what the wire does not:
+
+- `handle_tool_call` sees each tool's raw output; `aggregate_tool_calls` captures them
+  in the order the chat history (what the model reads) lists them;
+- `chat` streams the answer: a view of its Context records the TEXT_MESSAGE_CHUNKs
+  it writes, and `_snapshot_messages` gives the new assistant message the streamed id,
+  so every MESSAGES_SNAPSHOT after it agrees with the stream;
+- the step that ends the run writes one `moca.citations` event per assistant message
+  with text, after the run's last chunk; the router sends RUN_FINISHED after it.
+
+State belongs to one run: it is keyed by the run's state store (`ctx.store`, one per
+run), held weakly so it goes with the run. Steps run as tasks on one event loop and
+touch it only in synchronous code, so their concurrent workers never interleave.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+from weakref import WeakKeyDictionary
+
+from llama_index.core.base.response.schema import (
+    AsyncStreamingResponse,
+    PydanticResponse,
+    Response,
+    StreamingResponse,
+)
+from llama_index.core.llms import ChatMessage
+from llama_index.core.tools import ToolOutput
+from llama_index.core.workflow import Context, StopEvent, step
+from llama_index.protocols.ag_ui.agent import (  # type: ignore[import-untyped]
+    AGUIChatWorkflow,
+    InputEvent,
+    LoopEvent,
+    ToolCallEvent,
+    ToolCallResultEvent,
+)
+from llama_index.protocols.ag_ui.events import (  # type: ignore[import-untyped]
+    CustomWorkflowEvent,
+    TextMessageChunkWorkflowEvent,
+)
+
+from moca_agui import CitationOptions, CitationRun
+
+__all__ = ["CitingWorkflow"]
+
+logger = logging.getLogger("moca_agui")
+
+_RUNS = "_moca_agui_runs"
+_RESPONSES = (Response, StreamingResponse, AsyncStreamingResponse, PydanticResponse)
+
+
+@dataclass(slots=True)
+class _RunState:
+    """One run's citations, and the tool outputs not yet in its chat history."""
+
+    citations: CitationRun
+    outputs: dict[str, tuple[str, ToolOutput]] = field(default_factory=dict)
+
+
+class _ChatStepContext:
+    """The Context one `chat` step sees: forwards everything, records the text it streams."""
+
+    __slots__ = ("_ctx", "_run", "message_id")
+
+    def __init__(self, ctx: Context, run: CitationRun) -> None:
+        self._ctx = ctx
+        self._run = run
+        self.message_id: str | None = None  # the id of the text this step streamed
+
+    def write_event_to_stream(self, ev: Any) -> None:
+        self._ctx.write_event_to_stream(ev)
+        if isinstance(ev, TextMessageChunkWorkflowEvent) and ev.message_id and ev.delta:
+            try:
+                self.message_id = ev.message_id
+                self._run.add_text(ev.message_id, ev.delta)
+            except Exception:
+                logger.exception("moca_agui: could not record streamed text")
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._ctx, name)
+
+
+class CitingWorkflow(AGUIChatWorkflow):  # type: ignore[misc]
+    """AGUIChatWorkflow plus `moca.citations` events; the steps and events are LlamaIndex's.
+
+    Made by `moca_agui.instrument` from a workflow factory, an AGUIChatWorkflow
+    subclass or an instance; a subclass that overrides `chat`, `handle_tool_call` or
+    `aggregate_tool_calls` must keep their signatures.
+    """
+
+    #: What `moca_agui.instrument` was told; set on the class or on one instance.
+    _moca_options: CitationOptions = CitationOptions()
+
+    # -- steps -----------------------------------------------------------------------
+
+    @step
+    async def chat(
+        self, ctx: Context, ev: InputEvent | LoopEvent
+    ) -> StopEvent | ToolCallEvent | None:
+        state = self._start_run(ctx) if isinstance(ev, InputEvent) else self._run_of(ctx)
+        if state is None:
+            return await super().chat(ctx, ev)
+        result = await super().chat(_ChatStepContext(ctx, state.citations), ev)
+        if isinstance(result, StopEvent):
+            await self._send_citations(ctx, state)
+        return result
+
+    @step
+    async def handle_tool_call(self, ctx: Context, ev: ToolCallEvent) -> ToolCallResultEvent:
+        result: ToolCallResultEvent = await super().handle_tool_call(ctx, ev)
+        state = self._run_of(ctx)
+        if state is not None:
+            state.outputs[result.tool_call_id] = (result.tool_name, result.tool_output)
+        return result
+
+    @step
+    async def aggregate_tool_calls(
+        self, ctx: Context, ev: ToolCallResultEvent
+    ) -> StopEvent | LoopEvent | None:
+        result = await super().aggregate_tool_calls(ctx, ev)
+        state = self._run_of(ctx)
+        if result is None or state is None:
+            return result
+        try:
+            history = await ctx.store.get("chat_history", default=[])
+            self._capture(state, history)
+        except Exception:
+            logger.exception("moca_agui: tool results of this turn not captured")
+        if isinstance(result, StopEvent):
+            await self._send_citations(ctx, state)
+        return result
+
+    def _snapshot_messages(self, ctx: Any, chat_history: list[ChatMessage]) -> None:
+        if isinstance(ctx, _ChatStepContext) and chat_history:
+            _name_message(chat_history[-1], ctx.message_id)
+        super()._snapshot_messages(ctx, chat_history)
+
+    # -- the run's state ---------------------------------------------------------------
+
+    def _runs(self) -> WeakKeyDictionary[Any, _RunState]:
+        runs: WeakKeyDictionary[Any, _RunState] | None = vars(self).get(_RUNS)
+        if runs is None:
+            runs = WeakKeyDictionary()
+            setattr(self, _RUNS, runs)
+        return runs
+
+    def _start_run(self, ctx: Context) -> _RunState | None:
+        try:
+            state = _RunState(CitationRun(self._moca_options))
+            self._runs()[ctx.store] = state
+            return state
+        except Exception:
+            logger.exception("moca_agui: citations off for this run; the answer is unchanged")
+            return None
+
+    def _run_of(self, ctx: Context) -> _RunState | None:
+        try:
+            return self._runs().get(ctx.store)
+        except Exception:
+            logger.exception("moca_agui: citations off for this step; the answer is unchanged")
+            return None
+
+    def _capture(self, state: _RunState, history: list[ChatMessage]) -> None:
+        """Capture this turn's tool outputs in the order the model reads them."""
+        for message in history:
+            tool_call_id = message.additional_kwargs.get("tool_call_id")
+            taken = state.outputs.pop(tool_call_id, None) if tool_call_id else None
+            if taken is not None:
+                tool_name, output = taken
+                if not output.is_error:
+                    state.citations.capture(tool_name, reader_result(output))
+        state.outputs.clear()  # frontend tools: their results come from the client
+
+    async def _send_citations(self, ctx: Context, state: _RunState) -> None:
+        try:
+            self._runs().pop(ctx.store, None)
+            for message_id in state.citations.message_ids():
+                event = await state.citations.event_for(message_id)
+                if event is not None:
+                    ctx.write_event_to_stream(
+                        CustomWorkflowEvent(name=event.name, value=event.value)
+                    )
+        except Exception:
+            logger.exception("moca_agui: no citations sent for this run; the answer is unchanged")
+
+
+def reader_result(output: ToolOutput) -> object:
+    """What a LlamaIndex tool returned, as the Reader handed it over.
+
+    A function tool's return value as is; a query engine's response as its source nodes
+    and a retriever's as its nodes, whose `metadata["moca_citation"]` holds the record.
+    """
+    raw = output.raw_output
+    if isinstance(raw, _RESPONSES):
+        return raw.source_nodes
+    return raw
+
+
+def _name_message(message: ChatMessage, streamed_id: str | None) -> None:
+    """Give the chat step's new assistant message one id: the one its text streamed with."""
+    if message.role.value == "assistant" and "id" not in message.additional_kwargs:
+        message.additional_kwargs["id"] = streamed_id or str(uuid.uuid4())
