@@ -116,6 +116,8 @@ def _collect_entry(entry: object, items: list[ReaderItem], depth: int) -> None:
 
 def _collect_object(value: object, items: list[ReaderItem], depth: int) -> None:
     """Objects: a record in `metadata["moca_citation"]`, or MCP-style `content` parts."""
+    if depth > _MAX_DEPTH:  # objects whose parts hold objects, or themselves
+        raise ValueError("wrapped too deeply to be a Reader result")
     metadata = getattr(value, "metadata", None)
     if isinstance(metadata, Mapping) and "moca_citation" in metadata:
         _collect_citation(metadata["moca_citation"], items, depth)
