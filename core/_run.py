@@ -76,6 +76,8 @@ class CitationRun:
         except Exception:
             logger.exception("moca_agui: skipped a result of %s: a plugin failed", tool_name)
             return
+        if not items:  # e.g. concepts, an error, or a shape no plugin knows
+            logger.debug("moca_agui: no citation record in a result of %s", tool_name)
         for item in items:
             if isinstance(item, CompactResult):
                 self._nodes.setdefault(item.ref, _Node(None, now))
