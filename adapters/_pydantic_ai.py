@@ -1,0 +1,110 @@
+"""Citing AG-UI adapters for Pydantic AI: raw tool results in, `moca.citations` events out.
+
+An instrumented adapter is a subclass of the user's `AGUIAdapter` (class or instance)
+that overrides one method, `transform_stream`, which both `dispatch_request` and
+`run_stream` go through. Per run it makes a `CitationRun`, feeds it each tool's raw
+return value from the Pydantic AI events going in, and lets `moca_agui.cite` place the
+events in the AG-UI events coming out. The event stream itself is never built or
+copied here, so its fields may change between minor versions without breaking this.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import types
+from collections.abc import AsyncIterator, Mapping
+from typing import Any, ClassVar, TypeVar, cast
+
+from pydantic_ai.messages import FunctionToolResultEvent, ToolReturnPart
+from pydantic_ai.ui.ag_ui import AGUIAdapter
+
+from moca_agui import CitationOptions, CitationRun, cite
+
+__all__ = ["CitingAdapter", "instrumented"]
+
+logger = logging.getLogger("moca_agui")
+
+T = TypeVar("T")
+
+
+class CitingAdapter(AGUIAdapter[Any, Any]):
+    """An `AGUIAdapter` whose runs send one `moca.citations` event per assistant message.
+
+    Made by `moca_agui.instrument(AGUIAdapter)`, which binds the options; it adds no
+    dataclass field, so `from_request`, `dispatch_request` and the constructor take
+    exactly what the parent takes.
+    """
+
+    moca_options: ClassVar[CitationOptions] = CitationOptions()
+
+    def transform_stream(self, stream: AsyncIterator[Any], *args: Any, **kwargs: Any) -> Any:
+        """The parent's AG-UI events, plus the run's `moca.citations` events."""
+        run = _RawResultsRun(self.moca_options)
+        events = super().transform_stream(_capturing(stream, run), *args, **kwargs)
+        return cite(events, run=run)
+
+
+class _RawResultsRun(CitationRun):
+    """A run fed with each tool's raw return value, which `capture_raw` takes.
+
+    `cite` also offers it every TOOL_CALL_RESULT's content; that is the same result
+    serialised to JSON, already captured raw, so it is not parsed a second time (and a
+    `ToolReturn` whose `return_value` is prose is not mistaken for a malformed result).
+    """
+
+    def capture(self, tool_name: str, result: object) -> None:
+        """Ignore a TOOL_CALL_RESULT's content: its raw value was captured already."""
+
+    def capture_raw(self, tool_name: str, result: object) -> None:
+        super().capture(tool_name, result)
+
+
+async def _capturing(stream: AsyncIterator[Any], run: _RawResultsRun) -> AsyncIterator[Any]:
+    """Pass Pydantic AI's events on unchanged, capturing each function tool's result."""
+    try:
+        async for event in stream:
+            if isinstance(event, FunctionToolResultEvent):
+                _capture(run, event.part)
+            yield event
+    finally:
+        close = getattr(stream, "aclose", None)
+        if close is not None:
+            await close()
+
+
+def _capture(run: _RawResultsRun, part: object) -> None:
+    """Capture a successful tool return: its value, or a record in its `metadata`."""
+    if not isinstance(part, ToolReturnPart) or getattr(part, "outcome", "success") != "success":
+        return  # a retry prompt or a failed call: the Reader answered nothing to cite
+    metadata = part.metadata
+    result = part if isinstance(metadata, Mapping) and "moca_citation" in metadata else part.content
+    try:
+        run.capture_raw(part.tool_name, result)
+    except Exception:
+        logger.exception("moca_agui: skipped a result of %s", part.tool_name)
+
+
+def instrumented(target: T, options: CitationOptions) -> T:
+    """A citing copy of an `AGUIAdapter` subclass or instance, with `options`."""
+    if isinstance(target, type):
+        return cast(T, _citing_class(target, options))
+    adapter = cast(AGUIAdapter[Any, Any], target)
+    citing = _citing_class(type(adapter), options)
+    fields = {f.name: getattr(adapter, f.name) for f in dataclasses.fields(adapter) if f.init}
+    return cast(T, citing(**fields))
+
+
+def _citing_class(adapter: type[Any], options: CitationOptions) -> type[CitingAdapter]:
+    if issubclass(adapter, CitingAdapter):  # already citing: only the options change
+        bases: tuple[Any, ...] = (adapter,)
+    elif adapter.__parameters__:  # e.g. AGUIAdapter itself: stays subscriptable
+        bases = (CitingAdapter, adapter[adapter.__parameters__])
+    else:
+        bases = (CitingAdapter, adapter)
+    name = adapter.__name__ if issubclass(adapter, CitingAdapter) else f"Citing{adapter.__name__}"
+
+    def body(namespace: dict[str, Any]) -> None:
+        namespace.update(__module__=__name__, __qualname__=name, moca_options=options)
+
+    return cast(type[CitingAdapter], types.new_class(name, bases, exec_body=body))

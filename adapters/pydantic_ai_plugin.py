@@ -1,0 +1,34 @@
+"""The Pydantic AI adapter's plugin: claims `AGUIAdapter` classes and instances.
+
+Imports without Pydantic AI: it looks the framework up in `sys.modules`, so a target
+can only be one of its objects if the application imported it already.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from moca_agui import CitationOptions, hookimpl
+
+__all__ = ["moca_instrument"]
+
+
+@hookimpl
+def moca_instrument(target: object, options: CitationOptions) -> object | None:
+    ag_ui = sys.modules.get("pydantic_ai.ui.ag_ui")
+    adapter = getattr(ag_ui, "AGUIAdapter", None)
+    if adapter is not None and (
+        isinstance(target, adapter) or (isinstance(target, type) and issubclass(target, adapter))
+    ):
+        from .pydantic_ai import instrumented
+
+        return instrumented(target, options)
+    agent_module = sys.modules.get("pydantic_ai.agent")
+    agent = getattr(agent_module, "AbstractAgent", None)
+    if agent is not None and isinstance(target, agent):
+        raise TypeError(
+            "moca_agui instruments Pydantic AI's AG-UI adapter, not the agent: keep the "
+            "agent and add `AGUIAdapter = moca_agui.instrument(AGUIAdapter)` after "
+            "`from pydantic_ai.ui.ag_ui import AGUIAdapter`"
+        )
+    return None

@@ -1,0 +1,211 @@
+"""What the Pydantic AI tests share: a scripted model, Reader tools, AG-UI apps, HTTP.
+
+(No `__init__.py` in this folder, and module names unlike any other test folder's: a
+package named `pydantic_ai` under `tests/` would shadow the framework.)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+from fastapi import FastAPI, Request
+from fastapi.responses import Response
+from pydantic_ai import Agent
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, UserPromptPart
+from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
+from pydantic_ai.ui.ag_ui import AGUIAdapter
+
+from support import record, ref
+
+A = record("a.md")
+B = record("b.md")
+C = record("c.md")
+
+
+# -- the model --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Call:
+    """The model calls tool `name` with `args` (streamed: name and id first, then the args)."""
+
+    name: str
+    args: dict[str, Any] = field(default_factory=dict)
+    id: str = "call-1"
+
+
+@dataclass(frozen=True)
+class Fail:
+    """The model's stream breaks here."""
+
+    message: str = "the model connection dropped"
+
+
+Turn = Sequence[str | Call | Fail]
+Script = Sequence[Turn]
+
+
+def question_of(messages: list[ModelMessage]) -> str:
+    for message in messages:
+        if isinstance(message, ModelRequest):
+            for part in message.parts:
+                if isinstance(part, UserPromptPart) and isinstance(part.content, str):
+                    return part.content
+    raise AssertionError("no user question in the run")
+
+
+def scripted(script: Script | Callable[[str], Script]) -> FunctionModel:
+    """A streaming model that plays turn n of `script` as its n-th response of the run.
+
+    `script` may depend on the user's question, so runs of one agent can differ.
+    """
+
+    async def stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[Any]:
+        turns = script(question_of(messages)) if callable(script) else script
+        turn = turns[sum(isinstance(message, ModelResponse) for message in messages)]
+        for index, chunk in enumerate(turn):
+            if isinstance(chunk, str):
+                yield chunk
+            elif isinstance(chunk, Call):
+                yield {index: DeltaToolCall(name=chunk.name, tool_call_id=chunk.id)}
+                yield {index: DeltaToolCall(json_args=json.dumps(chunk.args))}
+            else:
+                raise RuntimeError(chunk.message)
+
+    return FunctionModel(stream_function=stream)
+
+
+# -- a Reader, as in-process tools ------------------------------------------------------
+
+
+def compact(rec: dict[str, Any]) -> dict[str, Any]:
+    """The reference Reader's compact search result for a record."""
+    trust = rec["trust"]
+    return {
+        "ref": rec["node"]["ref"],
+        "title": rec["node"]["title"],
+        "score": 1.0,
+        "status": trust["status"],
+        "stale": trust["stale"],
+        "inForce": trust["inForce"],
+        "superseded": trust["superseded"],
+        "signed": rec["package"]["signed"],
+        "evidenceMatched": None,
+    }
+
+
+class Reader:
+    """Tools named and shaped like the reference Reader's, returning Python values."""
+
+    def __init__(self, *records: dict[str, Any]) -> None:
+        self.records = {ref(rec): rec for rec in records}
+
+    def moca_search(self, query: str, detail: str = "full") -> dict[str, Any]:
+        """Search the loaded packages; a node matches when its path is in the query."""
+        hits = [rec for rec in self.records.values() if rec["node"]["path"] in query]
+        results = hits if detail == "full" else [compact(rec) for rec in hits]
+        return {"query": query, "results": results}
+
+    def moca_get_node(self, node_id: str) -> dict[str, Any]:
+        """One node's citation record, by versioned ref."""
+        return self.records.get(node_id) or {"error": f"no node {node_id}"}
+
+    def get(self, node_ref: str) -> dict[str, Any] | None:
+        """The in-process lookup: ref -> record."""
+        return self.records.get(node_ref)
+
+    @property
+    def tools(self) -> list[Callable[..., Any]]:
+        return [self.moca_search, self.moca_get_node]
+
+
+def agent(model: Any, *tools: Any, toolsets: Sequence[Any] = ()) -> Agent[None, str]:
+    return Agent(model, tools=list(tools), toolsets=list(toolsets))
+
+
+# -- AG-UI over HTTP --------------------------------------------------------------------
+
+
+def dispatch_app(
+    adapter: type[AGUIAdapter[Any, Any]], the_agent: Agent[Any, Any], **kw: Any
+) -> FastAPI:
+    """Pydantic AI's documented endpoint: `AGUIAdapter.dispatch_request`."""
+    app = FastAPI()
+
+    @app.post("/")
+    async def run_agent(request: Request) -> Response:
+        return await adapter.dispatch_request(request, agent=the_agent, **kw)
+
+    return app
+
+
+def run_input(question: str, run_id: str = "run-1") -> dict[str, Any]:
+    return {
+        "threadId": "thread-1",
+        "runId": run_id,
+        "state": {},
+        "messages": [{"id": "user-1", "role": "user", "content": question}],
+        "tools": [],
+        "context": [],
+        "forwardedProps": {},
+    }
+
+
+async def post(app: Any, question: str, run_id: str = "run-1") -> list[dict[str, Any]]:
+    """POST one AG-UI run; the SSE events, parsed."""
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        response = await client.post(
+            "/", json=run_input(question, run_id), headers={"accept": "text/event-stream"}
+        )
+    assert response.status_code == 200, response.text
+    assert response.headers["content-type"].startswith("text/event-stream")
+    chunks = [chunk for chunk in response.text.split("\n\n") if chunk.strip()]
+    assert all(chunk.startswith("data: ") for chunk in chunks), chunks
+    return [json.loads(chunk.removeprefix("data: ")) for chunk in chunks]
+
+
+# -- reading streams --------------------------------------------------------------------
+
+
+def answer_ids(stream: list[dict[str, Any]]) -> list[str]:
+    """Ids of the assistant messages with text, in the order they started."""
+    with_text = {e["messageId"] for e in stream if e["type"] == "TEXT_MESSAGE_CONTENT"}
+    return [
+        e["messageId"]
+        for e in stream
+        if e["type"] == "TEXT_MESSAGE_START" and e["messageId"] in with_text
+    ]
+
+
+def empty_message_ids(stream: list[dict[str, Any]]) -> list[str]:
+    """Ids of the START/END pairs with no text (Pydantic AI's tool-only responses)."""
+    with_text = {e["messageId"] for e in stream if e["type"] == "TEXT_MESSAGE_CONTENT"}
+    return [
+        e["messageId"]
+        for e in stream
+        if e["type"] == "TEXT_MESSAGE_START" and e["messageId"] not in with_text
+    ]
+
+
+def shape(stream: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A stream without what differs between two runs of one script: timestamps and the
+    generated message ids (numbered in order of appearance)."""
+    names: dict[str, str] = {}
+    shaped = []
+    for event in stream:
+        event = {key: value for key, value in event.items() if key != "timestamp"}
+        for key in ("messageId", "parentMessageId"):
+            if key in event:
+                event[key] = names.setdefault(event[key], f"message-{len(names) + 1}")
+        if isinstance(event.get("value"), dict) and "messageId" in event["value"]:
+            value = dict(event["value"])
+            value["messageId"] = names.setdefault(value["messageId"], f"message-{len(names) + 1}")
+            value.pop("computedAt", None)
+            event["value"] = value
+        shaped.append(event)
+    return shaped
