@@ -1,0 +1,434 @@
+"""Helpers for Python clients of `moca.citations`: read the events, show the sources.
+
+    conversation = moca_agui.client.Conversation()
+    for event in events:                       # wire dicts or ag_ui.core events
+        conversation.feed(event)
+    for message in conversation.messages():
+        for citation in message.citations:
+            html = render_record(citation.record, marker=citation.marker,
+                                 computed_at=message.computed_at)
+
+The rules are the spec's client rules (MOCA citations over AG-UI 0.6.0, section 4): an
+event of an unknown version, for a message this stream does not have, or any unknown
+CUSTOM event is ignored; an invalid record is skipped with a warning; sources are keyed by
+`node.ref`; trust is shown as the Reader contract says (a declared verification is never
+a review); every record field is data, escaped, and only http(s) URLs become links.
+The demo page applies the same rules, and `moca-agui check` reports what they find.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from ._citations import EVENT_NAME, EVENT_VERSION
+from ._records import InvalidRecord, as_record
+
+__all__ = [
+    "Badge",
+    "CitationsValue",
+    "ClientCitation",
+    "ClientMessage",
+    "Conversation",
+    "Problem",
+    "Tone",
+    "read_value",
+    "render_record",
+    "safe_url",
+    "trust_badges",
+    "wire_event",
+]
+
+logger = logging.getLogger("moca_agui")
+
+Tone = Literal["good", "info", "warning", "danger"]
+_TEXT_EVENTS = ("TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_CHUNK")
+_RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})")
+
+
+# -- reading the event -----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """Something in an event's value that the spec does not allow."""
+
+    section: str  # of the spec, e.g. "§2"
+    rule: str
+    message: str
+    #: Index in `value.citations` of the entry concerned, if any.
+    citation: int | None = None
+    #: True when a client ignores the whole event for it, False when only an entry.
+    ignores_event: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ClientCitation:
+    """One valid entry of an event: a citation record and its marker, if any."""
+
+    record: dict[str, Any]
+    marker: str | None = None
+
+    @property
+    def ref(self) -> str:
+        """`record.node.ref`: the key a client records a source by."""
+        return str(self.record["node"]["ref"])
+
+    @property
+    def span(self) -> tuple[int, int] | None:
+        span = self.record.get("span")
+        return (span["start"], span["end"]) if span else None
+
+
+@dataclass(frozen=True, slots=True)
+class CitationsValue:
+    """The usable part of a `moca.citations` event: its message, time and valid entries."""
+
+    message_id: str
+    citations: tuple[ClientCitation, ...]
+    computed_at: str | None = None
+
+
+def read_value(value: object) -> tuple[CitationsValue | None, list[Problem]]:
+    """Read an event's `value` as a client does, and say what was wrong with it.
+
+    Returns None (ignore the event) for an unknown version or a value without a usable
+    `messageId` or `citations` list; otherwise the value with its valid entries only.
+    """
+    problems: list[Problem] = []
+    if not isinstance(value, Mapping):
+        return None, [Problem("§2", "value", "the value is not an object", ignores_event=True)]
+    version = value.get("version")
+    if version != EVENT_VERSION or isinstance(version, bool):
+        problem = Problem(
+            "§2", "version", f"version is {version!r}, not {EVENT_VERSION}", None, True
+        )
+        return None, [problem]
+    message_id = value.get("messageId")
+    if not isinstance(message_id, str) or not message_id:
+        problem = Problem("§2", "messageId", "messageId is not a non-empty string", None, True)
+        return None, [problem]
+    entries = value.get("citations")
+    if not isinstance(entries, list):
+        problem = Problem("§2", "citations", "citations is not a list", None, True)
+        return None, [problem]
+    computed_at = value.get("computedAt")
+    if computed_at is not None and not _is_rfc3339(computed_at):
+        problems.append(
+            Problem("§2", "computedAt", "computedAt is not an RFC 3339 date-time with an offset")
+        )
+        computed_at = None
+    unknown = sorted(set(value) - {"version", "messageId", "computedAt", "citations"})
+    if unknown:
+        problems.append(Problem("§2", "value", f"unknown field(s) {', '.join(unknown)}"))
+    citations = []
+    for index, entry in enumerate(entries):
+        citation = _read_entry(index, entry, problems)
+        if citation is not None:
+            citations.append(citation)
+    return CitationsValue(message_id, tuple(citations), computed_at), problems
+
+
+def _read_entry(index: int, entry: object, problems: list[Problem]) -> ClientCitation | None:
+    if not isinstance(entry, Mapping) or "record" not in entry:
+        problems.append(
+            Problem("§2", "citation", "the entry is not an object with a record", index)
+        )
+        return None
+    unknown = sorted(set(entry) - {"record", "marker"})
+    if unknown:
+        problems.append(Problem("§2", "citation", f"unknown field(s) {', '.join(unknown)}", index))
+    marker = entry.get("marker")
+    if marker is not None and (not isinstance(marker, str) or not marker):
+        problems.append(Problem("§2", "marker", "marker is not a non-empty string", index))
+        marker = None
+    try:
+        record = as_record(entry["record"])
+    except InvalidRecord as exc:
+        problems.append(Problem("§2", "record", f"not a valid citation record: {exc}", index))
+        return None
+    return ClientCitation(record, marker)
+
+
+def _is_rfc3339(value: object) -> bool:
+    return isinstance(value, str) and _RFC3339.fullmatch(value) is not None
+
+
+# -- attaching events to messages ------------------------------------------------------
+
+
+@dataclass(slots=True)
+class ClientMessage:
+    """An assistant message of the stream, with the sources its event named."""
+
+    id: str
+    text: str = ""
+    #: The event's valid citations, in the event's order (None: no event yet).
+    citations: tuple[ClientCitation, ...] | None = None
+    computed_at: str | None = None
+
+    @property
+    def sources(self) -> dict[str, ClientCitation]:
+        """The citations keyed by `node.ref` (the first entry of each ref)."""
+        keyed: dict[str, ClientCitation] = {}
+        for citation in self.citations or ():
+            keyed.setdefault(citation.ref, citation)
+        return keyed
+
+
+@dataclass(slots=True)
+class Conversation:
+    """The assistant messages of an AG-UI stream and the citations attached to them."""
+
+    _messages: dict[str, ClientMessage] = field(default_factory=dict)
+    _roles: dict[str, str] = field(default_factory=dict)
+    _chunk_id: str | None = None
+
+    def feed(self, event: object) -> None:
+        """Take in one event: a wire dict (camelCase) or an `ag_ui.core` event."""
+        wire = wire_event(event)
+        kind = wire.get("type")
+        if kind != "TEXT_MESSAGE_CHUNK":  # any other event closes a chunked message
+            self._chunk_id = None
+        if kind in _TEXT_EVENTS:
+            self._text(wire)
+        elif kind == "MESSAGES_SNAPSHOT":
+            for message in wire.get("messages") or ():
+                if isinstance(message, Mapping) and isinstance(message.get("id"), str):
+                    self._roles.setdefault(message["id"], str(message.get("role")))
+                    if message.get("role") == "assistant":
+                        self._messages.setdefault(message["id"], ClientMessage(message["id"]))
+        elif kind == "CUSTOM" and wire.get("name") == EVENT_NAME:
+            self._citations(wire.get("value"))
+
+    def messages(self) -> list[ClientMessage]:
+        """The assistant messages, in the order they began."""
+        return list(self._messages.values())
+
+    def message(self, message_id: str) -> ClientMessage | None:
+        return self._messages.get(message_id)
+
+    def _text(self, wire: Mapping[str, Any]) -> None:
+        message_id = wire.get("messageId")
+        if wire["type"] == "TEXT_MESSAGE_CHUNK":
+            message_id = message_id or self._chunk_id
+            self._chunk_id = message_id
+        if not isinstance(message_id, str):
+            return
+        role = wire.get("role")
+        if role is not None:
+            self._roles.setdefault(message_id, str(role))
+        if self._roles.get(message_id, "assistant") != "assistant":
+            return
+        message = self._messages.setdefault(message_id, ClientMessage(message_id))
+        delta = wire.get("delta")
+        if isinstance(delta, str):
+            message.text += delta
+
+    def _citations(self, value: object) -> None:
+        read, problems = read_value(value)
+        for problem in problems:
+            logger.warning(
+                "moca_agui.client: %s %s: %s", problem.section, problem.rule, problem.message
+            )
+        if read is None:
+            return
+        message = self._messages.get(read.message_id)
+        if message is None:
+            logger.warning(
+                "moca_agui.client: ignored moca.citations for %.200r: no such assistant message",
+                read.message_id,
+            )
+            return
+        if message.citations is not None:
+            logger.warning(
+                "moca_agui.client: ignored a second moca.citations for message %.200r",
+                read.message_id,
+            )
+            return
+        message.citations, message.computed_at = read.citations, read.computed_at
+
+
+def wire_event(event: object) -> dict[str, Any]:
+    """An event as a wire dict: `ag_ui.core` events are dumped camelCase without nulls."""
+    dump = getattr(event, "model_dump", None)
+    wire = dump(mode="json", by_alias=True, exclude_none=True) if callable(dump) else event
+    if not isinstance(wire, Mapping):
+        raise TypeError(f"an AG-UI event is an object, not {type(event).__name__}")
+    return dict(wire)
+
+
+# -- showing trust ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Badge:
+    """One trust signal of a record, as a client shows it."""
+
+    key: str  # stable, for styling and tests: "attested-review", "stale", ...
+    label: str
+    tone: Tone
+    detail: str
+
+
+def trust_badges(record: Mapping[str, Any]) -> list[Badge]:
+    """The trust badges of a citation record, most serious first.
+
+    As the Reader contract says: `declaredVerified` is the author's own claim and is
+    never shown as a review; only `attestedReviews` are reviews. Stale, superseded,
+    contested and out-of-force nodes, draft and deprecated status, the package signature
+    and the evidence checks are each shown.
+    """
+    trust, package = record["trust"], record["package"]
+    badges: list[Badge] = []
+    if trust["status"] == "deprecated":
+        badges.append(
+            Badge("deprecated", "Deprecated", "danger", "The author deprecated this node.")
+        )
+    if not trust["inForce"]:
+        window = _window(trust)
+        badges.append(Badge("not-in-force", "Not in force", "danger", f"Not in force{window}."))
+    if trust["superseded"]:
+        by = ", ".join(trust.get("supersededBy") or ()) or "another loaded package"
+        badges.append(Badge("superseded", "Superseded", "danger", f"Superseded by {by}."))
+    if trust["stale"]:
+        after = f" ({trust['staleAfter']})" if trust.get("staleAfter") else ""
+        badges.append(Badge("stale", "Stale", "warning", f"Past its review date{after}."))
+    if trust["contested"]:
+        by = ", ".join(trust.get("contestedBy") or ()) or "another source"
+        badges.append(Badge("contested", "Contested", "warning", f"Contested by {by}."))
+    if trust["status"] == "draft":
+        badges.append(Badge("draft", "Draft", "warning", "The author marked this node a draft."))
+    for review in trust["attestedReviews"]:
+        scope = f" Scope: {review['scope']}." if review.get("scope") else ""
+        detail = (
+            f"Reviewed by {review['reviewer']} on {review['reviewedAt']}: {review['outcome']}. "
+            f"Signed by {review['signer']}.{scope}"
+        )
+        badges.append(Badge("attested-review", "Reviewed (signed)", "good", detail))
+    for claim in trust["declaredVerified"]:
+        at = f" on {claim['at']}" if claim.get("at") else ""
+        detail = f"The author says {claim['by']} verified it{at}. Not signed, not checked."
+        badges.append(Badge("declared-verification", "Verified, as declared", "info", detail))
+    if package["signed"]:
+        signers = ", ".join(package.get("signers") or ()) or "a trusted publisher"
+        detail = f"The package signature verified against the host's trust root: {signers}."
+        badges.append(Badge("signed-package", "Signed package", "good", detail))
+    else:
+        detail = "No package signature verified against the host's trust root."
+        badges.append(Badge("unsigned-package", "Unsigned package", "warning", detail))
+    generated = trust.get("generated")
+    if generated:
+        at = f" at {generated['at']}" if generated.get("at") else ""
+        badges.append(
+            Badge("generated", "Generated", "info", f"Generated by {generated['by']}{at}.")
+        )
+    badges += _evidence_badges(record.get("evidence") or ())
+    return badges
+
+
+def _window(trust: Mapping[str, Any]) -> str:
+    parts = []
+    if trust.get("validFrom"):
+        parts.append(f"from {trust['validFrom']}")
+    if trust.get("validUntil"):
+        parts.append(f"until {trust['validUntil']}")
+    return f" (valid {' '.join(parts)})" if parts else ""
+
+
+def _evidence_badges(evidence: Sequence[Mapping[str, Any]]) -> list[Badge]:
+    states = [entry.get("matched") for entry in evidence]
+    badges = []
+    matched, unmatched, unchecked = states.count(True), states.count(False), states.count(None)
+    if matched:
+        detail = "Quoted evidence found in the cited source: the quote is there, not proof."
+        badges.append(Badge("evidence-matched", f"Evidence matched ({matched})", "good", detail))
+    if unmatched:
+        detail = "Quoted evidence NOT found in the cited source."
+        label = f"Evidence not matched ({unmatched})"
+        badges.append(Badge("evidence-not-matched", label, "danger", detail))
+    if unchecked:
+        detail = "Evidence the Reader could not check (a source outside the package)."
+        label = f"Evidence not checked ({unchecked})"
+        badges.append(Badge("evidence-unchecked", label, "info", detail))
+    return badges
+
+
+# -- rendering -------------------------------------------------------------------------
+
+
+def safe_url(value: object) -> str | None:
+    """`value` if it is an absolute http(s) URL safe to link to, else None."""
+    if not isinstance(value, str) or any(ord(c) < 0x21 or c in "\\\"'<>`" for c in value):
+        return None
+    try:
+        parts = urlsplit(value)
+    except ValueError:
+        return None
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        return None
+    return value
+
+
+def render_record(
+    record: Mapping[str, Any], *, marker: str | None = None, computed_at: str | None = None
+) -> str:
+    """A record as an HTML fragment: every field escaped, links only for http(s) URLs,
+    nothing that loads a remote resource."""
+    node, package = record["node"], record["package"]
+    e = _escape
+    title = node.get("title") or node["path"]
+    parts = [f'<article class="source" data-ref="{e(node["ref"])}">', "<header>"]
+    if marker:
+        parts.append(f'<span class="marker">{e(marker)}</span> ')
+    parts.append(f'<h3 class="title">{e(title)}</h3></header>')
+    parts.append(
+        f'<p class="package">{e(package["id"])} <span class="version">version '
+        f"{e(package['version'])}</span></p>"
+    )
+    parts.append(f'<p class="ref"><code>{e(node["ref"])}</code></p>')
+    parts.append('<ul class="badges">')
+    for badge in trust_badges(record):
+        parts.append(
+            f'<li class="badge {badge.tone}" data-badge="{badge.key}" title="{e(badge.detail)}">'
+            f"{e(badge.label)}</li>"
+        )
+    parts.append("</ul>")
+    if computed_at:
+        parts.append(f'<p class="computed-at">Trust as of {e(computed_at)}</p>')
+    if node.get("description"):
+        parts.append(f'<p class="description">{e(node["description"])}</p>')
+    evidence = record.get("evidence") or ()
+    if evidence:
+        parts.append('<ul class="evidence">')
+        parts += [f"<li>{_evidence_html(entry)}</li>" for entry in evidence]
+        parts.append("</ul>")
+    if "text" in record:
+        parts.append(f'<pre class="text">{e(record["text"])}</pre>')
+    parts.append("</article>")
+    return "".join(parts)
+
+
+def _evidence_html(entry: Mapping[str, Any]) -> str:
+    source = entry.get("source") or {}
+    name = source.get("title") or source.get("id") or "source"
+    url = safe_url(source.get("url")) or safe_url(source.get("resource"))
+    if url:
+        label = f'<a href="{_escape(url)}" rel="noopener noreferrer nofollow">{_escape(name)}</a>'
+    else:
+        label = _escape(str(name))
+    exact = (entry.get("selector") or {}).get("exact")
+    quote = f" <q>{_escape(str(exact))}</q>" if exact else ""
+    matched = entry.get("matched")
+    state = "matched" if matched is True else "not matched" if matched is False else "not checked"
+    note = f' <span class="note">{_escape(str(entry["note"]))}</span>' if entry.get("note") else ""
+    return f'{label}{quote} <span class="evidence-{state.replace(" ", "-")}">{state}</span>{note}'
+
+
+def _escape(value: object) -> str:
+    return html.escape(str(value), quote=True)

@@ -1,0 +1,179 @@
+"""`moca-agui demo`: one framework's demo service on 127.0.0.1, with the chat page.
+
+moca-agui demo --question "Do I need to register my hives?"   # print the event stream
+moca-agui demo                                               # serve the chat page
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import json
+import uuid
+from collections.abc import AsyncIterator, Callable
+from importlib.resources import files
+from typing import Any
+
+import httpx
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Mount, Route
+from starlette.types import ASGIApp
+
+from .reader import DemoReader
+
+__all__ = ["FRAMEWORKS", "FrameworkUnavailable", "ask", "demo_app", "load_framework", "serve"]
+
+#: `--framework` choices: module under `moca_agui.demo.frameworks`, and the extra it needs.
+FRAMEWORKS: dict[str, tuple[str, str]] = {
+    "ag-ui": ("ag_ui", "demo"),
+    "langgraph": ("langgraph", "langgraph,demo"),
+    "pydantic-ai": ("pydantic_ai", "pydantic-ai,demo"),
+    "llama-index": ("llama_index", "llama-index,demo"),
+}
+_STATIC = {
+    "/": ("index.html", "text/html; charset=utf-8"),
+    "/client.js": ("client.js", "text/javascript; charset=utf-8"),
+    "/style.css": ("style.css", "text/css; charset=utf-8"),
+}
+# The page loads nothing remote and runs no inline script; record fields are data.
+_CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+    "img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+
+
+class FrameworkUnavailable(RuntimeError):
+    """The demo service of a framework cannot be loaded; the message names the fix."""
+
+
+def load_framework(name: str) -> Callable[..., ASGIApp]:
+    """The `build_app(reader, **cite_options)` of one framework's demo service."""
+    if name not in FRAMEWORKS:
+        raise FrameworkUnavailable(
+            f"unknown framework {name!r}; choose one of {', '.join(FRAMEWORKS)}"
+        )
+    module_name, extra = FRAMEWORKS[name]
+    qualified = f"moca_agui.demo.frameworks.{module_name}"
+    try:
+        module = importlib.import_module(qualified)
+    except ModuleNotFoundError as exc:
+        if exc.name == qualified:
+            raise FrameworkUnavailable(
+                f"this moca-agui has no demo service for {name} yet ({qualified})"
+            ) from exc
+        raise FrameworkUnavailable(
+            f"the {name} demo needs {exc.name or 'a missing package'}: "
+            f"pip install 'moca-agui[{extra}]'"
+        ) from exc
+    except ImportError as exc:
+        raise FrameworkUnavailable(
+            f"the {name} demo: {exc} (pip install 'moca-agui[{extra}]')"
+        ) from exc
+    build_app: Callable[..., ASGIApp] = module.build_app
+    return build_app
+
+
+def demo_app(service: ASGIApp) -> Starlette:
+    """The chat page (GET `/`, its script and style) in front of the AG-UI `service`."""
+
+    async def static(request: Request) -> Response:
+        name, media_type = _STATIC[request.url.path]
+        body = files("moca_agui.demo").joinpath("static", name).read_bytes()
+        return Response(body, media_type=media_type, headers=_page_headers())
+
+    routes: list[Route | Mount] = [Route(path, static, methods=["GET"]) for path in _STATIC]
+    routes.append(Mount("", app=service))
+    return Starlette(routes=routes)
+
+
+def _page_headers() -> dict[str, str]:
+    return {
+        "Content-Security-Policy": _CSP,
+        "X-Content-Type-Options": "nosniff",
+        "Referrer-Policy": "no-referrer",
+        "Cache-Control": "no-store",
+    }
+
+
+def run_input(question: str) -> dict[str, Any]:
+    """A RunAgentInput (wire form) with one user message."""
+    return {
+        "threadId": f"thread-{uuid.uuid4().hex[:12]}",
+        "runId": f"run-{uuid.uuid4().hex[:12]}",
+        "state": {},
+        "messages": [{"id": f"user-{uuid.uuid4().hex[:12]}", "role": "user", "content": question}],
+        "tools": [],
+        "context": [],
+        "forwardedProps": {},
+    }
+
+
+async def ask(app: ASGIApp, question: str) -> AsyncIterator[str]:
+    """Serve `app` on 127.0.0.1 (a free port), POST `question` to `/`, and yield the JSON of
+    each event of the SSE answer, as the service wrote it."""
+    async with _served(app) as base_url, httpx.AsyncClient(base_url=base_url, timeout=60) as client:
+        headers = {"Accept": "text/event-stream"}
+        async with client.stream(
+            "POST", "/", json=run_input(question), headers=headers
+        ) as response:
+            response.raise_for_status()
+            data: list[str] = []
+            async for line in response.aiter_lines():
+                if line.startswith("data:"):
+                    data.append(line[5:].removeprefix(" "))
+                elif not line and data:
+                    yield "\n".join(data)
+                    data = []
+            if data:
+                yield "\n".join(data)
+
+
+class _served:
+    """`async with _served(app) as base_url`: uvicorn on 127.0.0.1 for the block's time."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off")
+        self._server = uvicorn.Server(config)
+        self._task: asyncio.Task[None] | None = None
+
+    async def __aenter__(self) -> str:
+        self._task = asyncio.create_task(self._server.serve())
+        while not self._server.started:
+            if self._task.done():
+                self._task.result()  # raises what stopped it
+                raise RuntimeError("the demo server stopped before it started")
+            await asyncio.sleep(0.01)
+        port = self._server.servers[0].sockets[0].getsockname()[1]
+        return f"http://127.0.0.1:{port}"
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self._server.should_exit = True
+        if self._task is not None:
+            await self._task
+
+
+def serve(app: ASGIApp, port: int) -> None:
+    """Serve `app` on http://127.0.0.1:`port`/ until interrupted."""
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="info")
+
+
+def build(framework: str, reader: DemoReader | None = None, **cite_options: Any) -> ASGIApp:
+    """The demo app of `framework`: its AG-UI service behind the chat page."""
+    return demo_app(load_framework(framework)(reader or DemoReader(), **cite_options))
+
+
+def print_events(framework: str, question: str) -> int:
+    """Run one question and print each event as one JSON line; 0 if the run finished."""
+    app = build(framework)
+
+    async def run() -> int:
+        finished = 0
+        async for event in ask(app, question):
+            print(event, flush=True)
+            finished = finished or int(json.loads(event).get("type") == "RUN_FINISHED")
+        return finished
+
+    return 0 if asyncio.run(run()) else 1
