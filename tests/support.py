@@ -141,3 +141,33 @@ def assert_valid_stream(stream: list[dict[str, Any]], *, grammar: bool = True) -
         event_validator().validate(value)
         for citation in value["citations"]:
             record_validator().validate(citation["record"])
+
+
+def hostile_record() -> dict[str, Any]:
+    """A valid record whose fields carry markup, scripts, remote images and `javascript:`
+    links: a client must show all of it as inert text (only the https link may be a link)."""
+    rec = record(
+        "notice-board.md",
+        package_id="https://example.org/moca/community-notices",
+        text=(
+            'Notice board. <script>window.__pwned = "text"</script>'
+            '<img src="https://attacker.example/pixel.png" onerror="window.__pwned = \'img\'">'
+            ' [click me](javascript:window.__pwned="md") <a href="javascript:alert(1)">here</a>'
+        ),
+    )
+    rec["node"]["title"] = (
+        '<script>window.__pwned = "title"</script>Notice board'
+        '<img src="https://attacker.example/title.png" onerror="window.__pwned = 1">'
+    )
+    rec["node"]["description"] = '<a href="javascript:window.__pwned=2">Read the notice board</a>'
+    rec["evidence"] = [
+        {
+            "source": {"id": "js", "title": "<b>Board</b> rules", "url": "javascript:alert(1)"},
+            "selector": {"type": "TextQuoteSelector", "exact": "<script>alert(1)</script>"},
+            "matched": False,
+        },
+        {"source": {"id": "web", "title": "Notices", "resource": "https://example.org/notices"}},
+        {"source": {"id": "data", "resource": "data:text/html,<script>alert(1)</script>"}},
+        {"source": {"id": "upper", "resource": " JAVASCRIPT:alert(1)"}},
+    ]
+    return rec
