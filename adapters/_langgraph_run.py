@@ -1,0 +1,154 @@
+"""One LangGraph run seen by moca_agui: its Reader's tool outputs and its answers' text.
+
+The AG-UI events of ag-ui-langgraph lose part of what a tool returned: TOOL_CALL_RESULT
+carries only a `content_and_artifact` tool's content, and flattens a list of content
+blocks (an MCP tool's result) into one string. So the tool outputs are read from the
+LangGraph events instead, in `prepare_stream` (`watch`), and handed to the run's
+`LangGraphRun` through the parent's per-run `active_run`, the only state the two share.
+
+A model that does not stream writes no TEXT_MESSAGE events: its answers exist only in
+MESSAGES_SNAPSHOT, so the run takes the text of each assistant message of this run from
+the snapshot, under the id the snapshot gives it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ag_ui.core import BaseEvent, EventType, RunAgentInput
+from langchain_core.messages import ToolMessage
+from langgraph.types import Command
+
+from moca_agui import CitationOptions, CitationRun
+
+__all__ = ["LangGraphRun", "watch"]
+
+logger = logging.getLogger("moca_agui")
+
+#: Our entry in the parent's per-run `active_run` dict.
+_KEY = "moca_agui"
+
+
+@dataclass(slots=True)
+class Watched:
+    """What `prepare_stream` saw of one run."""
+
+    #: Ids of the messages the thread held before the run (its checkpoint).
+    before: set[str]
+    #: (tool name, output) of each tool that ended, not yet taken by the run.
+    outputs: deque[tuple[str, object]] = field(default_factory=deque)
+
+
+def watch(active_run: dict[str, Any], agent_state: Any, prepared: dict[str, Any]) -> None:
+    """Record the run's earlier messages and watch its LangGraph events for tool outputs."""
+    values = getattr(agent_state, "values", None)
+    messages = values.get("messages", []) if isinstance(values, Mapping) else []
+    watched = Watched({message.id for message in messages if getattr(message, "id", None)})
+    active_run[_KEY] = watched
+    if prepared.get("stream") is not None:
+        prepared["stream"] = _watched(prepared["stream"], watched.outputs)
+
+
+async def _watched(
+    stream: AsyncIterator[Any], outputs: deque[tuple[str, object]]
+) -> AsyncGenerator[Any, None]:
+    try:
+        async for event in stream:
+            if isinstance(event, Mapping) and event.get("event") == "on_tool_end":
+                try:
+                    outputs.extend(_tool_outputs(event))
+                except Exception:
+                    logger.exception("moca_agui: skipped the output of tool %s", event.get("name"))
+            yield event
+    finally:
+        close = getattr(stream, "aclose", None)
+        if close is not None:
+            await close()
+
+
+def _tool_outputs(event: Mapping[str, Any]) -> Iterator[tuple[str, object]]:
+    """(tool name, what it returned) for each tool message of an `on_tool_end` event."""
+    output = event.get("data", {}).get("output")
+    if isinstance(output, Command):
+        update = output.update
+        messages = update.get("messages", []) if isinstance(update, Mapping) else []
+    else:
+        messages = [output]
+    for message in messages:
+        if not isinstance(message, ToolMessage):
+            continue
+        name = message.name or event.get("name") or ""
+        if message.status == "error":
+            logger.info("moca_agui: tool %s failed; nothing to capture", name)
+        elif message.artifact is not None:
+            yield name, _unwrapped(message.artifact)
+        else:
+            yield name, message.content
+
+
+def _unwrapped(artifact: object) -> object:
+    """An artifact's records: langchain-mcp-adapters wraps an MCP tool's structured content."""
+    if isinstance(artifact, Mapping) and artifact.keys() == {"structured_content"}:
+        return artifact["structured_content"]
+    return artifact
+
+
+class LangGraphRun(CitationRun):
+    """A `CitationRun` fed with LangGraph's tool outputs and MESSAGES_SNAPSHOT answers.
+
+    `cite` offers it each TOOL_CALL_RESULT's content too; once the run's tool outputs are
+    watched, that content (the same output, cut down) is not read a second time.
+    """
+
+    def __init__(self, options: CitationOptions, input: RunAgentInput) -> None:
+        super().__init__(options)
+        self._input_ids = {message.id for message in input.messages or ()}
+        self._watched: Watched | None = None
+        self._first = True
+        self._alive = True
+
+    def capture(self, tool_name: str, result: object) -> None:
+        """A TOOL_CALL_RESULT's content: read only when the tool outputs are not watched."""
+        if self._watched is None:
+            super().capture(tool_name, result)
+
+    async def observe(
+        self, events: AsyncGenerator[BaseEvent, None], agent: Any
+    ) -> AsyncGenerator[BaseEvent, None]:
+        """Yield `events` unchanged, taking in tool outputs and snapshots on the way."""
+        try:
+            async for event in events:
+                if self._alive:
+                    self._take(event, agent)
+                yield event
+        finally:
+            await events.aclose()
+
+    def _take(self, event: BaseEvent, agent: Any) -> None:
+        try:
+            if self._first:  # `prepare_stream` has run by the first event, if at all
+                self._first = False
+                self._watched = (getattr(agent, "active_run", None) or {}).get(_KEY)
+            if self._watched is not None:
+                outputs = self._watched.outputs
+                while outputs:
+                    super().capture(*outputs.popleft())
+            if event.type == EventType.MESSAGES_SNAPSHOT:
+                self._snapshot(event)
+        except Exception:
+            logger.exception("moca_agui: stopped reading LangGraph tool outputs in this run")
+            self._alive = False
+
+    def _snapshot(self, event: Any) -> None:
+        """Text of this run's assistant messages that no TEXT_MESSAGE event carried."""
+        before = self._input_ids | (self._watched.before if self._watched else set())
+        for message in event.messages:
+            if getattr(message, "role", None) != "assistant" or message.id in before:
+                continue
+            content = getattr(message, "content", None)
+            if isinstance(content, str) and content.strip() and not self.text_of(message.id):
+                self.add_text(message.id, content)

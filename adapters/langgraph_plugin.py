@@ -1,0 +1,35 @@
+"""The LangGraph adapter's plugin: claims ag-ui-langgraph's `LangGraphAgent` instances.
+
+Imports without LangGraph: it looks the framework up in `sys.modules`, so a target can
+only be one of its objects if the application imported it already.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from moca_agui import CitationOptions, hookimpl
+
+__all__ = ["moca_instrument"]
+
+
+@hookimpl
+def moca_instrument(target: object, options: CitationOptions) -> object | None:
+    agent = getattr(sys.modules.get("ag_ui_langgraph"), "LangGraphAgent", None)
+    if agent is not None and isinstance(target, agent):
+        from .langgraph import citing
+
+        instrumented: object = citing(target, options)
+        return instrumented
+    if agent is not None and isinstance(target, type) and issubclass(target, agent):
+        raise TypeError(
+            "moca_agui instruments a LangGraphAgent instance, not its class: "
+            "agent = moca_agui.instrument(LangGraphAgent(name=..., graph=graph))"
+        )
+    graph = getattr(sys.modules.get("langgraph.pregel"), "Pregel", None)
+    if graph is not None and isinstance(target, graph):
+        raise TypeError(
+            "moca_agui instruments the AG-UI agent that serves a LangGraph graph, not the "
+            "graph: agent = moca_agui.instrument(LangGraphAgent(name=..., graph=graph))"
+        )
+    return None

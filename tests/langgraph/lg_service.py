@@ -1,0 +1,110 @@
+"""A real ag-ui-langgraph service for the tests: a LangChain agent graph behind
+`add_langgraph_fastapi_endpoint`, called over HTTP (httpx's ASGI transport)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import httpx
+from ag_ui.core import RunAgentInput, UserMessage
+from ag_ui_langgraph import LangGraphAgent, add_langgraph_fastapi_endpoint
+from fastapi import FastAPI
+from langchain.agents import create_agent
+from langgraph.checkpoint.memory import InMemorySaver
+
+import moca_agui
+
+#: Events of LangGraph's own bookkeeping, left out of the event orders the tests assert.
+NOISE = {"RAW", "STATE_SNAPSHOT", "STEP_STARTED", "STEP_FINISHED", "TEXT_MESSAGE_CONTENT"}
+
+
+def plain_agent(model: Any, tools: Sequence[Any], **agent_options: Any) -> LangGraphAgent:
+    graph = create_agent(model, list(tools), checkpointer=InMemorySaver())
+    return LangGraphAgent(name="kb", graph=graph, **agent_options)
+
+
+def agent(
+    model: Any, tools: Sequence[Any], *, emit_raw_events: bool = False, **options: Any
+) -> LangGraphAgent:
+    """The one changed line: `moca_agui.instrument(LangGraphAgent(...), **options)`."""
+    raw = {} if emit_raw_events else {"emit_raw_events": False}
+    return moca_agui.instrument(plain_agent(model, tools, **raw), **options)
+
+
+def app_for(served: LangGraphAgent) -> FastAPI:
+    app = FastAPI()
+    add_langgraph_fastapi_endpoint(app, served, "/")
+    return app
+
+
+def run_input(
+    question: str = "What do the nodes say?",
+    *,
+    thread_id: str = "thread-1",
+    run_id: str = "run-1",
+    history: Sequence[Any] = (),
+) -> dict[str, Any]:
+    messages = [*history, UserMessage(id=f"user-{run_id}", role="user", content=question)]
+    body = RunAgentInput(
+        thread_id=thread_id,
+        run_id=run_id,
+        state={},
+        messages=messages,
+        tools=[],
+        context=[],
+        forwarded_props={},
+    )
+    return body.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+async def post(app: FastAPI, body: dict[str, Any]) -> list[dict[str, Any]]:
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://kb.test") as client:
+        response = await client.post("/", json=body, headers={"accept": "text/event-stream"})
+    response.raise_for_status()
+    return parse_sse(response.text)
+
+
+def parse_sse(text: str) -> list[dict[str, Any]]:
+    return [
+        json.loads(line[len("data: ") :])
+        for block in text.split("\n\n")
+        for line in block.splitlines()
+        if line.startswith("data: ")
+    ]
+
+
+def order(stream: Iterable[dict[str, Any]]) -> list[str]:
+    """Event types without LangGraph's bookkeeping; `CUSTOM:<name>` for custom events."""
+    return [
+        e["type"] + (":" + e["name"] if e["type"] == "CUSTOM" else "")
+        for e in stream
+        if e["type"] not in NOISE
+    ]
+
+
+def text_message_ids(stream: Iterable[dict[str, Any]]) -> list[str]:
+    """Ids of the TEXT_MESSAGE_START events, first appearance first."""
+    return list(dict.fromkeys(e["messageId"] for e in stream if e["type"] == "TEXT_MESSAGE_START"))
+
+
+def snapshot_messages(stream: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The messages of the last MESSAGES_SNAPSHOT."""
+    return [e for e in stream if e["type"] == "MESSAGES_SNAPSHOT"][-1]["messages"]
+
+
+_RANDOM_ID = re.compile(
+    r"lc_run--[0-9a-f-]+|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
+)
+
+
+def normalised(stream: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The stream with LangChain's random ids numbered in order of appearance."""
+    text = json.dumps(list(stream))
+    numbers: dict[str, str] = {}
+    return json.loads(
+        _RANDOM_ID.sub(lambda m: numbers.setdefault(m.group(), f"id-{len(numbers)}"), text)
+    )
