@@ -19,7 +19,8 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, User
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 from pydantic_ai.ui.ag_ui import AGUIAdapter
 
-from support import record, ref
+import moca_agui
+from support import assert_valid_stream, record, ref, types, without_citations
 
 A = record("a.md")
 B = record("b.md")
@@ -169,6 +170,29 @@ async def post(app: Any, question: str, run_id: str = "run-1") -> list[dict[str,
     return [json.loads(chunk.removeprefix("data: ")) for chunk in chunks]
 
 
+def cited(the_agent: Agent[Any, Any], **options: Any) -> FastAPI:
+    """The same endpoint with the one changed line."""
+    return dispatch_app(moca_agui.instrument(AGUIAdapter, **options), the_agent)
+
+
+async def run_both(
+    the_agent: Agent[Any, Any], question: str, **options: Any
+) -> list[dict[str, Any]]:
+    """The instrumented stream, after checking it against the plain one: the agent's own
+    events are unchanged and in order, and the stream passes ag-ui-validate."""
+    plain = await post(dispatch_app(AGUIAdapter, the_agent), question)
+    stream = await post(cited(the_agent, **options), question)
+    assert shape(without_citations(stream)) == shape(plain)
+    assert_valid_stream(stream)
+    return stream
+
+
+def kinds(stream: list[dict[str, Any]]) -> list[str]:
+    """`types(stream)` without REASONING_* events, which only some versions send (e.g.
+    for a retried tool call)."""
+    return [kind for kind in types(stream) if not kind.startswith("REASONING_")]
+
+
 # -- reading streams --------------------------------------------------------------------
 
 
@@ -199,7 +223,7 @@ def shape(stream: list[dict[str, Any]]) -> list[dict[str, Any]]:
     shaped = []
     for event in stream:
         event = {key: value for key, value in event.items() if key != "timestamp"}
-        for key in ("messageId", "parentMessageId"):
+        for key in ("messageId", "parentMessageId", "entityId"):
             if key in event:
                 event[key] = names.setdefault(event[key], f"message-{len(names) + 1}")
         if isinstance(event.get("value"), dict) and "messageId" in event["value"]:

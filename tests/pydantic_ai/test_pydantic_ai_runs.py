@@ -22,38 +22,24 @@ from pai_support import (
     Reader,
     agent,
     answer_ids,
+    cited,
     dispatch_app,
     empty_message_ids,
     post,
+    run_both,
     scripted,
-    shape,
 )
 from pydantic_ai import ToolReturn
 from pydantic_ai.models.test import TestModel
 from pydantic_ai.ui.ag_ui import AGUIAdapter
 
 import moca_agui
-from support import assert_valid_stream, citation_events, ref, types, without_citations
+from support import assert_valid_stream, citation_events, ref, types
 
 TOOL_CALL = ["TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_RESULT"]
 EMPTY_MESSAGE = ["TEXT_MESSAGE_START", "TEXT_MESSAGE_END"]
 MESSAGE = ["TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END"]
 INVENTED = "https://example.com/moca/test-kb@1.0.0#never-read.md"
-
-
-def cited(the_agent: Any, **options: Any) -> Any:
-    """The app with the one changed line."""
-    return dispatch_app(moca_agui.instrument(AGUIAdapter, **options), the_agent)
-
-
-async def run_both(the_agent: Any, question: str, **options: Any) -> list[dict[str, Any]]:
-    """The instrumented stream, after checking it against the plain one: the agent's own
-    events are unchanged and in order, and the stream passes ag-ui-validate."""
-    plain = await post(dispatch_app(AGUIAdapter, the_agent), question)
-    stream = await post(cited(the_agent, **options), question)
-    assert shape(without_citations(stream)) == shape(plain)
-    assert_valid_stream(stream)
-    return stream
 
 
 async def test_two_answers_in_one_run_each_get_their_event_after_the_text_before_run_finished():
