@@ -409,7 +409,9 @@ def render_record(
         parts += [f"<li>{_evidence_html(entry)}</li>" for entry in evidence]
         parts.append("</ul>")
     if "text" in record:
-        parts.append(f'<pre class="text">{e(record["text"])}</pre>')
+        parts.append(
+            f'<details><summary>Text</summary><pre class="text">{e(record["text"])}</pre></details>'
+        )
     parts.append("</article>")
     return "".join(parts)
 

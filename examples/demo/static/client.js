@@ -1,0 +1,364 @@
+// The demo's chat page: streams an AG-UI run from POST / and shows each answer's sources.
+//
+// The client rules of MOCA citations over AG-UI 0.6.0 (section 4), the same as the Python
+// helpers in moca_agui.client: an event of an unknown version, for a message this page does
+// not have, or any unknown CUSTOM event is ignored; invalid records are skipped with a
+// warning; sources are keyed by node.ref; trust badges follow moca_agui.client.trust_badges
+// (a declared verification is never shown as a review); every record field is data, put in
+// the page with textContent only; only http(s) URLs become links; nothing remote is loaded.
+"use strict";
+
+const EVENT_NAME = "moca.citations";
+const EVENT_VERSION = 1;
+const DIGEST = /^sha256:[a-f0-9]{64}$/;
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+// -- records and trust ----------------------------------------------------------------
+
+const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+const isString = (v) => typeof v === "string";
+const isBool = (v) => typeof v === "boolean";
+const strings = (v) => Array.isArray(v) && v.every(isString);
+
+// The required structure of citation-record.schema.json (v1): what this page relies on.
+function recordProblem(record) {
+  if (!isObject(record)) return "not an object";
+  const { package: pkg, node, trust } = record;
+  if (!isObject(pkg) || !isString(pkg.id) || !isString(pkg.version) || !isBool(pkg.signed) ||
+      !isString(pkg.digest) || !DIGEST.test(pkg.digest) ||
+      (pkg.signers !== undefined && !strings(pkg.signers))) return "package";
+  if (!isObject(node) || !isString(node.id) || !isString(node.path) || !isString(node.type) ||
+      !isString(node.ref) || node.ref.length === 0) return "node";
+  for (const key of ["title", "description", "locale"]) {
+    if (node[key] !== undefined && !isString(node[key])) return "node." + key;
+  }
+  if (!isObject(trust) || !["draft", "stable", "deprecated"].includes(trust.status)) return "trust";
+  for (const key of ["stale", "inForce", "superseded", "contested"]) {
+    if (!isBool(trust[key])) return "trust." + key;
+  }
+  if (!Array.isArray(trust.declaredVerified) || !trust.declaredVerified.every((d) => isObject(d) && isString(d.by))) {
+    return "trust.declaredVerified";
+  }
+  if (!Array.isArray(trust.attestedReviews) || !trust.attestedReviews.every((r) => isObject(r) &&
+      isString(r.reviewer) && isString(r.reviewedAt) && isString(r.outcome) && isString(r.signer))) {
+    return "trust.attestedReviews";
+  }
+  if (record.text !== undefined && !isString(record.text)) return "text";
+  if (record.evidence !== undefined && !(Array.isArray(record.evidence) &&
+      record.evidence.every((e) => isObject(e) && isObject(e.source)))) return "evidence";
+  return null;
+}
+
+function badge(key, label, tone, detail) {
+  return { key, label, tone, detail };
+}
+
+// The trust badges of a record, most serious first: moca_agui.client.trust_badges.
+function trustBadges(record) {
+  const trust = record.trust;
+  const pkg = record.package;
+  const badges = [];
+  if (trust.status === "deprecated") {
+    badges.push(badge("deprecated", "Deprecated", "danger", "The author deprecated this node."));
+  }
+  if (!trust.inForce) {
+    const parts = [];
+    if (trust.validFrom) parts.push(`from ${trust.validFrom}`);
+    if (trust.validUntil) parts.push(`until ${trust.validUntil}`);
+    const window = parts.length ? ` (valid ${parts.join(" ")})` : "";
+    badges.push(badge("not-in-force", "Not in force", "danger", `Not in force${window}.`));
+  }
+  if (trust.superseded) {
+    const by = (trust.supersededBy || []).join(", ") || "another loaded package";
+    badges.push(badge("superseded", "Superseded", "danger", `Superseded by ${by}.`));
+  }
+  if (trust.stale) {
+    const after = trust.staleAfter ? ` (${trust.staleAfter})` : "";
+    badges.push(badge("stale", "Stale", "warning", `Past its review date${after}.`));
+  }
+  if (trust.contested) {
+    const by = (trust.contestedBy || []).join(", ") || "another source";
+    badges.push(badge("contested", "Contested", "warning", `Contested by ${by}.`));
+  }
+  if (trust.status === "draft") {
+    badges.push(badge("draft", "Draft", "warning", "The author marked this node a draft."));
+  }
+  for (const review of trust.attestedReviews) {
+    const scope = review.scope ? ` Scope: ${review.scope}.` : "";
+    const detail = `Reviewed by ${review.reviewer} on ${review.reviewedAt}: ${review.outcome}. ` +
+      `Signed by ${review.signer}.${scope}`;
+    badges.push(badge("attested-review", "Reviewed (signed)", "good", detail));
+  }
+  for (const claim of trust.declaredVerified) {
+    const at = claim.at ? ` on ${claim.at}` : "";
+    const detail = `The author says ${claim.by} verified it${at}. Not signed, not checked.`;
+    badges.push(badge("declared-verification", "Verified, as declared", "info", detail));
+  }
+  if (pkg.signed) {
+    const signers = (pkg.signers || []).join(", ") || "a trusted publisher";
+    badges.push(badge("signed-package", "Signed package", "good",
+      `The package signature verified against the host's trust root: ${signers}.`));
+  } else {
+    badges.push(badge("unsigned-package", "Unsigned package", "warning",
+      "No package signature verified against the host's trust root."));
+  }
+  const generated = trust.generated;
+  if (generated) {
+    const at = generated.at ? ` at ${generated.at}` : "";
+    badges.push(badge("generated", "Generated", "info", `Generated by ${generated.by}${at}.`));
+  }
+  const states = (record.evidence || []).map((e) => (isBool(e.matched) ? e.matched : null));
+  const count = (value) => states.filter((s) => s === value).length;
+  if (count(true)) {
+    badges.push(badge("evidence-matched", `Evidence matched (${count(true)})`, "good",
+      "Quoted evidence found in the cited source: the quote is there, not proof."));
+  }
+  if (count(false)) {
+    badges.push(badge("evidence-not-matched", `Evidence not matched (${count(false)})`, "danger",
+      "Quoted evidence NOT found in the cited source."));
+  }
+  if (count(null)) {
+    badges.push(badge("evidence-unchecked", `Evidence not checked (${count(null)})`, "info",
+      "Evidence the Reader could not check (a source outside the package)."));
+  }
+  return badges;
+}
+
+// `value` if it is an absolute http(s) URL safe to link to, else null: moca_agui.client.safe_url.
+function safeUrl(value) {
+  if (!isString(value) || /[\u0000-\u0020\\"'<>`\u007f]/.test(value)) return null;
+  let url;
+  try {
+    url = new URL(value);
+  } catch {
+    return null;
+  }
+  if ((url.protocol !== "http:" && url.protocol !== "https:") || !url.hostname) return null;
+  return value;
+}
+
+// -- the DOM, text only ---------------------------------------------------------------
+
+function el(tag, attributes, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes || {})) node.setAttribute(name, value);
+  for (const child of children) {
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+function renderRecord(record, marker, id) {
+  const node = record.node;
+  const header = el("header", {});
+  if (marker) header.append(el("span", { class: "marker" }, marker), " ");
+  header.append(el("h3", { class: "title" }, node.title || node.path));
+  const article = el("article", { class: "source", id, "data-ref": node.ref }, header,
+    el("p", { class: "package" }, record.package.id, " ",
+      el("span", { class: "version" }, `version ${record.package.version}`)),
+    el("p", { class: "ref" }, el("code", {}, node.ref)));
+  const badges = el("ul", { class: "badges" });
+  for (const b of trustBadges(record)) {
+    badges.append(el("li", { class: `badge ${b.tone}`, "data-badge": b.key, title: b.detail }, b.label));
+  }
+  article.append(badges);
+  if (node.description) article.append(el("p", { class: "description" }, node.description));
+  if (record.evidence && record.evidence.length) {
+    const list = el("ul", { class: "evidence" });
+    for (const entry of record.evidence) list.append(el("li", {}, ...evidenceParts(entry)));
+    article.append(list);
+  }
+  if (isString(record.text)) {
+    article.append(el("details", {}, el("summary", {}, "Text"), el("pre", { class: "text" }, record.text)));
+  }
+  return article;
+}
+
+function evidenceParts(entry) {
+  const source = entry.source || {};
+  const name = String(source.title || source.id || "source");
+  const url = safeUrl(source.url) || safeUrl(source.resource);
+  const parts = [url ? el("a", { href: url, rel: "noopener noreferrer nofollow" }, name) : name];
+  const exact = isObject(entry.selector) ? entry.selector.exact : undefined;
+  if (exact) parts.push(" ", el("q", {}, String(exact)));
+  const state = entry.matched === true ? "matched" : entry.matched === false ? "not matched" : "not checked";
+  parts.push(" ", el("span", { class: `evidence-${state.replace(" ", "-")}` }, state));
+  if (entry.note) parts.push(" ", el("span", { class: "note" }, String(entry.note)));
+  return parts;
+}
+
+// The answer's text, each mention of a cited ref or marker a link to its source.
+function renderAnswer(container, text, sources) {
+  const mentions = [];
+  for (const source of sources.values()) {
+    for (const needle of [source.ref, source.marker]) {
+      if (!needle) continue;
+      for (let at = text.indexOf(needle); at !== -1; at = text.indexOf(needle, at + needle.length)) {
+        mentions.push({ start: at, end: at + needle.length, source });
+      }
+    }
+  }
+  mentions.sort((a, b) => a.start - b.start || b.end - a.end);
+  container.replaceChildren();
+  let position = 0;
+  for (const mention of mentions) {
+    if (mention.start < position) continue; // inside a longer mention
+    container.append(text.slice(position, mention.start));
+    container.append(el("a", { class: "cite", href: `#${mention.source.id}`, "data-ref": mention.source.ref },
+      text.slice(mention.start, mention.end)));
+    position = mention.end;
+  }
+  container.append(text.slice(position));
+}
+
+// -- the run --------------------------------------------------------------------------
+
+const state = { messages: new Map(), answers: 0 };
+
+function setStatus(text) {
+  document.getElementById("status").textContent = text;
+}
+
+function handleCitations(value) {
+  if (!isObject(value) || value.version !== EVENT_VERSION) {
+    console.warn("moca.citations: unknown version, ignored");
+    return;
+  }
+  const message = state.messages.get(value.messageId);
+  if (!message) {
+    console.warn("moca.citations: no such assistant message, ignored", value.messageId);
+    return;
+  }
+  if (message.cited || !Array.isArray(value.citations)) return;
+  message.cited = true;
+  const sources = new Map(); // node.ref -> the first entry for it
+  value.citations.forEach((entry, index) => {
+    const problem = isObject(entry) ? recordProblem(entry.record) : "not an object";
+    if (problem) {
+      console.warn(`moca.citations: skipped citations[${index}], invalid record (${problem})`);
+      return;
+    }
+    const marker = isString(entry.marker) && entry.marker ? entry.marker : null;
+    const ref = entry.record.node.ref;
+    if (!sources.has(ref)) {
+      sources.set(ref, { ref, marker, record: entry.record, id: `${message.id}-source-${sources.size + 1}` });
+    }
+  });
+  const computedAt = isString(value.computedAt) && RFC3339.test(value.computedAt) ? value.computedAt : null;
+  showSources(message, sources, computedAt);
+  renderAnswer(message.textNode, message.text, sources);
+}
+
+function showSources(message, sources, computedAt) {
+  const panel = document.getElementById("sources");
+  panel.querySelector(".empty")?.remove();
+  const section = el("section", { class: "answer-sources", "data-message-id": message.messageId },
+    el("h3", {}, `Answer ${message.number}`));
+  if (computedAt) section.append(el("p", { class: "computed-at" }, `Trust as of ${computedAt}`));
+  if (sources.size === 0) {
+    section.append(el("p", { class: "no-sources" }, "No sources from the loaded packages."));
+  }
+  for (const source of sources.values()) section.append(renderRecord(source.record, source.marker, source.id));
+  panel.append(section);
+}
+
+function handleEvent(event) {
+  switch (event.type) {
+    case "TEXT_MESSAGE_START":
+    case "TEXT_MESSAGE_CHUNK": {
+      const id = event.messageId;
+      if (!isString(id) || (event.role && event.role !== "assistant")) break;
+      let message = state.messages.get(id);
+      if (!message) {
+        state.answers += 1;
+        const textNode = el("span", { class: "text" });
+        const bubble = el("div", { class: "message assistant", "data-message-id": id },
+          el("span", { class: "who" }, "Assistant"), textNode);
+        document.getElementById("conversation").append(bubble);
+        message = { messageId: id, id: `answer-${state.answers}`, number: state.answers, text: "", textNode, cited: false };
+        state.messages.set(id, message);
+      }
+      if (isString(event.delta)) appendText(message, event.delta);
+      break;
+    }
+    case "TEXT_MESSAGE_CONTENT": {
+      const message = state.messages.get(event.messageId);
+      if (message && isString(event.delta)) appendText(message, event.delta);
+      break;
+    }
+    case "TOOL_CALL_START":
+      setStatus(`The agent calls ${event.toolCallName}…`);
+      break;
+    case "CUSTOM":
+      if (event.name === EVENT_NAME) handleCitations(event.value);
+      break; // any other CUSTOM event: not ours, ignored
+    case "RUN_FINISHED":
+      setStatus("Done.");
+      break;
+    case "RUN_ERROR":
+      setStatus(`The run failed: ${event.message}`);
+      break;
+    default:
+      break;
+  }
+}
+
+function appendText(message, delta) {
+  message.text += delta;
+  message.textNode.textContent = message.text;
+}
+
+async function ask(question) {
+  const id = () => (crypto.randomUUID ? crypto.randomUUID() : String(Math.random()).slice(2));
+  document.getElementById("conversation").append(
+    el("div", { class: "message user" }, el("span", { class: "who" }, "You"), question));
+  setStatus("Asking…");
+  const response = await fetch("/", {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
+    body: JSON.stringify({
+      threadId: `thread-${id()}`, runId: `run-${id()}`, state: {}, tools: [], context: [],
+      forwardedProps: {}, messages: [{ id: `user-${id()}`, role: "user", content: question }],
+    }),
+  });
+  if (!response.ok || !response.body) {
+    setStatus(`The service answered HTTP ${response.status}.`);
+    return;
+  }
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    buffer += decoder.decode(value || new Uint8Array(), { stream: !done });
+    const frames = buffer.split(/\r?\n\r?\n/);
+    buffer = done ? "" : frames.pop();
+    for (const frame of frames) {
+      const data = frame.split(/\r?\n/).filter((line) => line.startsWith("data:"))
+        .map((line) => line.slice(5).replace(/^ /, "")).join("\n");
+      if (!data) continue;
+      try {
+        handleEvent(JSON.parse(data));
+      } catch (error) {
+        console.warn("skipped an event that is not JSON", error);
+      }
+    }
+    if (done) break;
+  }
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  const form = document.getElementById("ask");
+  const input = document.getElementById("question");
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const question = input.value.trim();
+    if (question) ask(question).catch((error) => setStatus(`Failed: ${error}`));
+  });
+  for (const button of document.querySelectorAll("button.suggestion")) {
+    button.addEventListener("click", () => {
+      input.value = button.textContent;
+      form.requestSubmit();
+    });
+  }
+});
