@@ -12,6 +12,7 @@ from ag_ui.core import AssistantMessage, UserMessage
 from langchain_core.messages.content import create_text_block
 from langchain_core.tools import StructuredTool, tool
 from lg_chat import Call, Say, ScriptedChatModel, StreamingChatModel
+from lg_reader import GET_C, NODES, SEARCH, A, B, C, moca_get_node, moca_search
 from lg_service import (
     agent,
     app_for,
@@ -28,29 +29,9 @@ from support import (
     PACKAGE_ID,
     assert_valid_stream,
     citation_events,
-    record,
     ref,
     without_citations,
 )
-
-A, B, C = record("a.md"), record("b.md"), record("c.md")
-NODES = {ref(r): r for r in (A, B, C)}
-
-
-@tool
-def moca_search(query: str, detail: str = "full") -> dict[str, Any]:
-    """Search the knowledge base."""
-    return {"query": query, "results": [A, B]}
-
-
-@tool
-def moca_get_node(node_id: str) -> dict[str, Any]:
-    """Read one node."""
-    return NODES.get(node_id) or {"error": f"no node {node_id}"}
-
-
-SEARCH = Call("moca_search", {"query": "bees", "detail": "full"}, "call-search")
-GET_C = Call("moca_get_node", {"node_id": ref(C)}, "call-get")
 
 
 def cited(marker: str | None, rec: dict[str, Any]) -> dict[str, Any]:
