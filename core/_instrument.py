@@ -45,4 +45,6 @@ def instrument(target: T, **options: Any) -> T:
 
 def uninstrument(target: T) -> T:
     """The object `instrument` was given, or `target` itself if it is not instrumented."""
-    return cast(T, getattr(target, _ORIGINAL, target))
+    # Only `target`'s own attribute: an instance of an instrumented class inherits the
+    # class's, but it is not itself what `instrument` returned.
+    return cast(T, getattr(target, "__dict__", {}).get(_ORIGINAL, target))
