@@ -24,7 +24,18 @@ from starlette.types import ASGIApp
 
 from .reader import DemoReader
 
-__all__ = ["FRAMEWORKS", "FrameworkUnavailable", "ask", "demo_app", "load_framework", "serve"]
+__all__ = [
+    "FRAMEWORKS",
+    "FrameworkUnavailable",
+    "ask",
+    "build",
+    "demo_app",
+    "load_framework",
+    "print_events",
+    "run_input",
+    "serve",
+    "served",
+]
 
 #: `--framework` choices: module under `moca_agui.demo.frameworks`, and the extra it needs.
 FRAMEWORKS: dict[str, tuple[str, str]] = {
@@ -114,7 +125,7 @@ def run_input(question: str) -> dict[str, Any]:
 async def ask(app: ASGIApp, question: str) -> AsyncIterator[str]:
     """Serve `app` on 127.0.0.1 (a free port), POST `question` to `/`, and yield the JSON of
     each event of the SSE answer, as the service wrote it."""
-    async with _served(app) as base_url, httpx.AsyncClient(base_url=base_url, timeout=60) as client:
+    async with served(app) as base_url, httpx.AsyncClient(base_url=base_url, timeout=60) as client:
         headers = {"Accept": "text/event-stream"}
         async with client.stream(
             "POST", "/", json=run_input(question), headers=headers
@@ -131,8 +142,8 @@ async def ask(app: ASGIApp, question: str) -> AsyncIterator[str]:
                 yield "\n".join(data)
 
 
-class _served:
-    """`async with _served(app) as base_url`: uvicorn on 127.0.0.1 for the block's time."""
+class served:
+    """`async with served(app) as base_url`: uvicorn on 127.0.0.1 for the block's time."""
 
     def __init__(self, app: ASGIApp) -> None:
         config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off")
