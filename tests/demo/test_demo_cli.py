@@ -1,0 +1,149 @@
+"""`moca-agui demo`: one question over real HTTP as JSON lines, each framework's service,
+and the chat page served on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from moca_agui.check import check_events
+from moca_agui.demo.model import KNOWN_QUESTIONS
+from moca_agui.demo.server import FRAMEWORKS, FrameworkUnavailable, ask, build, load_framework
+from support import assert_valid_stream, citation_events
+
+MOCA_AGUI = str(Path(sys.executable).with_name("moca-agui"))
+HANDBOOK = "https://example.org/moca/fernhollow-apiary@3.0.0#"
+QUESTIONS = [*KNOWN_QUESTIONS, "Where can hives stand near a footpath?"]
+
+
+def test_one_question_prints_the_wire_stream_and_exits_0() -> None:
+    done = subprocess.run(
+        [MOCA_AGUI, "demo", "--question", "Do I need to register my hives?"],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    events = [json.loads(line) for line in lines]
+    assert [e["type"] for e in events] == [
+        "RUN_STARTED", "TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_RESULT",
+        "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "CUSTOM",
+        "RUN_FINISHED",
+    ]  # fmt: skip
+    assert all("message_id" not in line and "null" not in line for line in lines)  # wire form
+    assert_valid_stream(events)
+    assert check_events(events) == []
+    (value,) = citation_events(events)
+    assert [(c["marker"], c["record"]["node"]["ref"]) for c in value["citations"]] == [
+        ("[1]", HANDBOOK + "hive-registration.md"),
+        ("[2]", HANDBOOK + "hive-placement.md"),
+    ]
+
+
+def _stream(framework: str, question: str) -> list[dict[str, Any]]:
+    async def run() -> list[dict[str, Any]]:
+        return [json.loads(event) async for event in ask(build(framework), question)]
+
+    return asyncio.run(run())
+
+
+def _refs(events: list[dict[str, Any]]) -> list[list[tuple[str | None, str]]]:
+    return [
+        [(c.get("marker"), c["record"]["node"]["ref"]) for c in value["citations"]]
+        for value in citation_events(events)
+    ]
+
+
+@pytest.mark.parametrize("framework", list(FRAMEWORKS))
+def test_each_frameworks_demo_stream_passes_the_checker(framework: str) -> None:
+    module = f"moca_agui.demo.frameworks.{FRAMEWORKS[framework][0]}"
+    if importlib.util.find_spec(module) is None:
+        pytest.skip(f"{module} is not written yet")
+    for question in QUESTIONS:
+        events = _stream(framework, question)
+        errors = [str(f) for f in check_events(events) if f.level == "error"]
+        assert errors == [], (framework, question)
+        # every framework's service answers alike: the same sources, markers and order
+        assert _refs(events) == _refs(_stream("ag-ui", question)), (framework, question)
+
+
+def test_a_framework_without_its_demo_or_extra_names_the_fix(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with pytest.raises(FrameworkUnavailable, match="choose one of ag-ui, langgraph"):
+        load_framework("crewai")
+    monkeypatch.delitem(sys.modules, "moca_agui.demo.frameworks.ag_ui", raising=False)
+    monkeypatch.setitem(sys.modules, "fastapi", None)
+    with pytest.raises(
+        FrameworkUnavailable, match=r"needs fastapi: pip install 'moca-agui\[demo\]'"
+    ):
+        load_framework("ag-ui")
+    monkeypatch.setitem(FRAMEWORKS, "ag-ui", ("not_written", "demo"))
+    with pytest.raises(FrameworkUnavailable, match="no demo service for ag-ui yet"):
+        load_framework("ag-ui")
+
+
+def test_the_command_reports_an_unavailable_framework(monkeypatch: pytest.MonkeyPatch) -> None:
+    from moca_agui.cli import main
+
+    monkeypatch.setitem(FRAMEWORKS, "llama-index", ("not_written", "llama-index,demo"))
+    assert main(["demo", "--framework", "llama-index", "--question", "x"]) == 2
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def test_without_a_question_it_serves_the_page_and_the_endpoint() -> None:
+    port = _free_port()
+    process = subprocess.Popen(
+        [MOCA_AGUI, "demo", "--port", str(port)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                page = httpx.get(base + "/", timeout=2)
+                break
+            except httpx.TransportError:
+                assert process.poll() is None and time.monotonic() < deadline, "no server"
+                time.sleep(0.2)
+        assert page.status_code == 200
+        assert page.headers["content-type"].startswith("text/html")
+        assert "default-src 'none'" in page.headers["content-security-policy"]
+        assert '<script src="/client.js" defer></script>' in page.text
+        assert "http" not in page.text.split("<body>")[0].replace("http-equiv", "")  # no remote
+        for asset, kind in [("/client.js", "text/javascript"), ("/style.css", "text/css")]:
+            response = httpx.get(base + asset, timeout=5)
+            assert response.headers["content-type"].startswith(kind)
+        body = {
+            "threadId": "t",
+            "runId": "r",
+            "state": {},
+            "tools": [],
+            "context": [],
+            "forwardedProps": {},
+            "messages": [{"id": "u", "role": "user", "content": "How do I treat varroa mites?"}],
+        }
+        answer = httpx.post(base + "/", json=body, timeout=30)  # fmt: skip
+        events = [json.loads(chunk[6:]) for chunk in answer.text.split("\n\n") if chunk]
+        assert check_events(events) == []
+        assert len(citation_events(events)) == 1
+    finally:
+        process.terminate()
+        process.wait(10)
+    assert f"http://127.0.0.1:{port}/" in (process.stderr.read() if process.stderr else "")
