@@ -29,6 +29,27 @@ def tests_ag_ui_01(session: nox.Session) -> None:
     session.run("pytest", "tests/core", *session.posargs)
 
 
+@nox.session(python=PYTHON, name="llama-index-0.5")
+def llama_index_05(session: nox.Session) -> None:
+    """The LlamaIndex adapter on llama-index-protocols-ag-ui 0.5 and ag-ui-protocol 0.1.x."""
+    session.install(
+        "-e",
+        ".[llama-index,test]",
+        "llama-index-protocols-ag-ui>=0.5,<0.6",
+        "ag-ui-protocol>=0.1.15,<0.2",
+    )
+    session.run("pytest", "tests/llama_index", *session.posargs)
+
+
+@nox.session(python=PYTHON, name="llama-index-0.6")
+def llama_index_06(session: nox.Session) -> None:
+    """The LlamaIndex adapter on llama-index-protocols-ag-ui 0.6 and ag-ui-protocol 1.x."""
+    session.install(
+        "-e", ".[llama-index,test]", "llama-index-protocols-ag-ui>=0.6,<0.7", "ag-ui-protocol>=1,<2"
+    )
+    session.run("pytest", "tests/llama_index", *session.posargs)
+
+
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
     session.install("ruff")
