@@ -326,7 +326,7 @@ class _Checker:
         first: dict[str, int] = {}
         for mention in [*find_refs(text, refs), *find_markers(text, markers)]:
             first[mention.ref] = min(first.get(mention.ref, mention.start), mention.start)
-        last_position, last_ref = -1, ""
+        last_position, last = -1, ""
         for position, citation in enumerate(citations):
             where = f"citations[{position}] ({citation.ref})"
             start = first.get(citation.ref)
@@ -339,10 +339,10 @@ class _Checker:
             if start < last_position:
                 self.add(
                     "error", "§3", "order of first mention", index,
-                    f"{where} is first mentioned before {last_ref}, listed ahead of it",
+                    f"{where} is first mentioned before {last}, which is listed ahead of it",
                 )  # fmt: skip
             if start > last_position:
-                last_position, last_ref = start, citation.ref
+                last_position, last = start, where
 
     def _missing_events(self) -> None:
         any_event = any(run.citations for run in self.runs)
