@@ -37,11 +37,17 @@ class Mention:
 
 def find_refs(text: str, known: Collection[str]) -> Iterator[Mention]:
     """Mentions of the refs in `known`; ref-like tokens that match none are logged (debug)."""
+    longest = max(map(len, known), default=0)
     for match in _REF_TOKEN.finditer(text):
-        token = match.group()
-        if "@" not in token:
+        start, end = match.span()
+        if "@" not in match.group():
             continue
-        start, end = match.start(), match.end()
+        # Longer than any known ref, a token cannot match yet: trim by index, in linear time.
+        while end - start > longest and _trimmable(text[end - 1]):
+            end -= 1
+        while end - start > longest and text[start] in _EDGE_MARKUP:
+            start += 1
+        token = text[start:end]
         while token and token not in known and _trimmable(token[-1]):
             token, end = token[:-1], end - 1
         while token and token not in known and token[0] in _EDGE_MARKUP:
