@@ -1,0 +1,1 @@
+"""The adversarial suite: hostile tool output, hostile records and failures, through `cite`."""

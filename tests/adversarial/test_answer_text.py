@@ -1,0 +1,89 @@
+"""Hostile answer text: a model can be steered into writing anything around a ref.
+
+Finding refs must stay linear in the text whatever surrounds them. Work is counted, not
+timed: every candidate token is compared against the run's refs through a collection
+that adds up the characters it is asked about.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterable, Iterator, Set
+
+import pytest
+
+from moca_agui._references import find_refs
+from support import record, ref
+
+from .streams import answer, assert_passed_through, cite_measured, cited_records, reader_call, run
+
+MB = 1024 * 1024
+REC = record("refund-window.md")
+REF = ref(REC)
+
+
+class CountingRefs(Set[str]):
+    """The run's refs, counting the characters of every token looked up in them."""
+
+    def __init__(self, refs: Iterable[str]) -> None:
+        self._refs = frozenset(refs)
+        self.compared = 0
+
+    def __contains__(self, token: object) -> bool:
+        self.compared += len(token) if isinstance(token, str) else 0
+        return token in self._refs
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._refs)
+
+    def __len__(self) -> int:
+        return len(self._refs)
+
+
+def hostile(name: str, n: int) -> tuple[str, list[str]]:
+    """A text of about `n` characters shaped as `name` says, and the refs it cites."""
+    shapes = {
+        "trailing-dots": ("x@y#" + "." * n, []),
+        "trailing-stars": ("x@y#" + "*" * n, []),
+        "leading-stars": ("*" * n + "x@y#", []),
+        "ref-then-dots": (REF + "." * n, [REF]),
+        "ref-in-stars": ("*" * (n // 2) + REF + "*" * (n // 2), [REF]),
+        "ref-in-mixed": ("_~*" * (n // 6) + REF + "!?.,;:" * (n // 12), [REF]),
+        "many-tokens": ("see a@b#c.md.... " * (n // 17) + REF + ".", [REF]),
+    }
+    return shapes[name]
+
+
+NAMES = [
+    "trailing-dots",
+    "trailing-stars",
+    "leading-stars",
+    "ref-then-dots",
+    "ref-in-stars",
+    "ref-in-mixed",
+    "many-tokens",
+]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_finding_refs_stays_linear_in_the_text(name: str) -> None:
+    text, expected = hostile(name, 64 * 1024)
+    known = CountingRefs([REF, "https://example.com/other@1.0.0#x.md"])
+    found = [mention.ref for mention in find_refs(text, known)]
+    assert found == expected
+    assert known.compared <= 4 * len(text) + 10_000
+
+
+@pytest.mark.parametrize("name", ["trailing-dots", "ref-in-mixed", "many-tokens"])
+async def test_hostile_text_goes_through_cite(caplog: pytest.LogCaptureFixture, name: str) -> None:
+    caplog.set_level(logging.INFO, logger="moca_agui")  # a debug line per token would pile up
+    text, expected = hostile(name, MB // 8)
+    events = run(
+        reader_call("call-1", json.dumps(REC)),
+        answer("answer-1", *(text[i : i + 4096] for i in range(0, len(text), 4096))),
+    )
+    out, peak = await cite_measured(events)
+    assert_passed_through(events, out)
+    assert cited_records(out) == [REC for _ in expected]
+    assert peak < 8 * len(text) + 4 * MB
