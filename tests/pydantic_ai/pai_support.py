@@ -221,7 +221,7 @@ def shape(stream: list[dict[str, Any]]) -> list[dict[str, Any]]:
     generated message ids (numbered in order of appearance)."""
     names: dict[str, str] = {}
     shaped = []
-    for event in stream:
+    for event in _results_in_call_order(stream):
         event = {key: value for key, value in event.items() if key != "timestamp"}
         for key in ("messageId", "parentMessageId", "entityId"):
             if key in event:
@@ -233,3 +233,22 @@ def shape(stream: list[dict[str, Any]]) -> list[dict[str, Any]]:
             event["value"] = value
         shaped.append(event)
     return shaped
+
+
+def _results_in_call_order(stream: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Tool calls of one response run concurrently, so their results may come in either
+    order: sort each run of adjacent results (with the REASONING_* events that follow
+    one) by tool call id."""
+    ordered: list[dict[str, Any]] = []
+    units: list[list[dict[str, Any]]] = []
+    for event in [*stream, {"type": "END"}]:
+        if event["type"] == "TOOL_CALL_RESULT":
+            units.append([event])
+        elif units and event["type"].startswith("REASONING_"):
+            units[-1].append(event)
+        else:
+            for unit in sorted(units, key=lambda unit: unit[0]["toolCallId"]):
+                ordered.extend(unit)
+            units = []
+            ordered.append(event)
+    return ordered[:-1]
