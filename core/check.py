@@ -379,18 +379,25 @@ def _compact_differs(record: Mapping[str, Any], compact: Mapping[str, Any]) -> s
     return None
 
 
-def _compacts(value: object) -> Iterable[dict[str, Any]]:
-    """The compact records of a `moca_search` or `moca_structure` result."""
-    if isinstance(value, Mapping):
+def _compacts(value: object, depth: int = 0) -> Iterable[dict[str, Any]]:
+    """The compact records of a `moca_search` or `moca_structure` result, also inside MCP
+    text content (`{"content": [{"type": "text", "text": "<json>"}]}`)."""
+    if depth > 4:
+        return
+    if isinstance(value, list):
+        for part in value:
+            if isinstance(part, Mapping) and isinstance(part.get("text"), str):
+                try:
+                    yield from _compacts(json.loads(part["text"]), depth + 1)
+                except ValueError:
+                    continue
+    elif isinstance(value, Mapping):
+        if isinstance(value.get("content"), list):
+            yield from _compacts(value["content"], depth + 1)
         listed = value.get("results", value.get("result"))
-        if isinstance(listed, list):
-            for item in listed:
-                if (
-                    isinstance(item, dict)
-                    and isinstance(item.get("ref"), str)
-                    and "node" not in item
-                ):
-                    yield item
+        for item in listed if isinstance(listed, list) else ():
+            if isinstance(item, dict) and isinstance(item.get("ref"), str) and "node" not in item:
+                yield item
 
 
 def check_events(

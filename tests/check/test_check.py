@@ -250,12 +250,15 @@ def test_a_stream_without_any_event_is_a_warning(stream: list[dict[str, Any]]) -
     assert rules(check_events(events)) == [("warning", "§3", "an event per message", 0)]
 
 
-def test_compact_results_are_compared_with_the_record() -> None:
+@pytest.mark.parametrize("mcp", [False, True], ids=["plain", "mcp-content"])
+def test_compact_results_are_compared_with_the_record(mcp: bool) -> None:
     reader = DemoReader()
     ref = "https://example.org/moca/fernhollow-apiary@3.0.0#varroa-treatment.md"
     whole = reader.get(ref)
     assert whole is not None
-    compact = reader.moca_search("varroa", limit=1)
+    compact: dict[str, Any] = reader.moca_search("varroa", limit=1)
+    if mcp:  # as an MCP CallToolResult carries it
+        compact = {"content": [{"type": "text", "text": json.dumps(compact)}], "isError": False}
     events: list[dict[str, Any]] = [
         {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
         {"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "moca_search"},

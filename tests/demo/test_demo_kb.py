@@ -110,4 +110,4 @@ def test_between_them_the_records_show_every_trust_state() -> None:
 
 
 def test_computed_at_is_rfc3339_with_an_offset() -> None:
-    assert COMPUTED_AT == "2026-11-30T09:00:00Z"
+    assert COMPUTED_AT == "2026-11-29T09:00:00Z"
