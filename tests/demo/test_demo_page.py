@@ -8,6 +8,7 @@ the test is skipped without them; in CI (env CI set) it fails.
 from __future__ import annotations
 
 import asyncio
+import copy
 import os
 import re
 import shutil
@@ -18,6 +19,7 @@ from typing import Any
 import pytest
 import uvicorn
 
+import moca_agui
 from moca_agui.client import trust_badges
 from moca_agui.demo.frameworks.ag_ui import build_app
 from moca_agui.demo.reader import DemoReader, load_records
@@ -255,4 +257,50 @@ def test_invalid_records_are_skipped_and_an_empty_list_says_no_sources(
     warnings = [
         entry["message"] for entry in browser.get_log("browser") if "skipped" in entry["message"]
     ]
-    assert any("skipped citations[0], invalid record (trust.stale)" in w for w in warnings)
+    assert any("skipped citations[0], invalid record (trust.declaredVerified: missing)" in w
+               for w in warnings)  # fmt: skip
+
+
+def _broken_records() -> list[dict[str, Any]]:
+    """One record per schema rule broken (and a few valid variants)."""
+    base = BY_REF[HANDBOOK + "hive-placement.md"]
+    changes: list[tuple[str, Any]] = [
+        ("package.digest", "sha256:ABC"), ("package.signed", "yes"), ("package.extra", 1),
+        ("package.signers", ["a", 2]), ("node.ref", ""), ("node.tags", "bees"),
+        ("node.digest", "md5:00"), ("node.colour", "red"), ("span", {"start": -1, "end": 2}),
+        ("span", {"start": 1.5, "end": 2}), ("span", {"start": 1}), ("text", 5),
+        ("trust.status", "final"), ("trust.stale", None), ("trust.generated", {"at": "x"}),
+        ("trust.declaredVerified", [{"at": "x"}]), ("trust.attestedReviews", [{"reviewer": "r"}]),
+        ("trust.supersededBy", "x"), ("trust.colour", "red"), ("evidence", [{"note": "x"}]),
+        ("evidence", [{"source": {}, "matched": "yes"}]), ("concepts", ["not an iri"]),
+        ("concepts", ["https://a b"]), ("audience", 1), ("profiles", [1]), ("score", "1"),
+        ("retrieval", {"via": "guess"}), ("retrieval", {"via": "search", "x": 1}), ("extra", 1),
+        # valid variants
+        ("span", {"start": 1.0, "end": 2}), ("trust.generated", None), ("score", 0.5),
+        ("evidence", [{"source": {}, "anything": 1}]),
+        ("retrieval", {"via": "related", "from": "x"}),
+        ("trust.declaredVerified", [{"by": "x", "extra": 1}]),
+    ]  # fmt: skip
+    records = []
+    for path, value in changes:
+        changed = copy.deepcopy(base)
+        *parents, key = path.split(".")
+        target = changed
+        for parent in parents:
+            target = target[parent]
+        target[key] = value
+        records.append(changed)
+    return [base, *records, {"package": {}}, [], "record"]  # type: ignore[list-item]
+
+
+def test_the_page_validates_records_as_moca_agui_does(browser: WebDriver, base_url: str) -> None:
+    browser.get(base_url + "/")
+    records = _broken_records()
+    problems = browser.execute_script("return arguments[0].map(recordProblem)", records)
+    for record, problem in zip(records, problems, strict=True):
+        try:
+            moca_agui.as_record(record)
+            valid = True
+        except moca_agui.InvalidRecord:
+            valid = False
+        assert (problem is None) is valid, (record, problem)

@@ -20,33 +20,67 @@ const isString = (v) => typeof v === "string";
 const isBool = (v) => typeof v === "boolean";
 const strings = (v) => Array.isArray(v) && v.every(isString);
 
-// The required structure of citation-record.schema.json (v1): what this page relies on.
-function recordProblem(record) {
-  if (!isObject(record)) return "not an object";
-  const { package: pkg, node, trust } = record;
-  if (!isObject(pkg) || !isString(pkg.id) || !isString(pkg.version) || !isBool(pkg.signed) ||
-      !isString(pkg.digest) || !DIGEST.test(pkg.digest) ||
-      (pkg.signers !== undefined && !strings(pkg.signers))) return "package";
-  if (!isObject(node) || !isString(node.id) || !isString(node.path) || !isString(node.type) ||
-      !isString(node.ref) || node.ref.length === 0) return "node";
-  for (const key of ["title", "description", "locale"]) {
-    if (node[key] !== undefined && !isString(node[key])) return "node." + key;
+const IRI = /^[A-Za-z][A-Za-z0-9+.-]*:[^\s]+$/;
+const isNumber = (v) => typeof v === "number" && Number.isFinite(v);
+const isCount = (v) => Number.isInteger(v) && v >= 0;
+const isDigest = (v) => isString(v) && DIGEST.test(v);
+const arrayOf = (check) => (v) => Array.isArray(v) && v.every(check);
+const byClaim = (v) => isObject(v) && isString(v.by) && (v.at === undefined || isString(v.at));
+
+// An object with `required` fields, `optional` ones, and (when `closed`) no others; each
+// field checked by its function. Returns the first problem, or null.
+function shape(value, where, required, optional, closed) {
+  if (!isObject(value)) return `${where}: not an object`;
+  for (const [key, check] of Object.entries(required)) {
+    if (!(key in value)) return `${where}.${key}: missing`;
+    if (!check(value[key])) return `${where}.${key}`;
   }
-  if (!isObject(trust) || !["draft", "stable", "deprecated"].includes(trust.status)) return "trust";
-  for (const key of ["stale", "inForce", "superseded", "contested"]) {
-    if (!isBool(trust[key])) return "trust." + key;
+  for (const [key, check] of Object.entries(optional)) {
+    if (key in value && !check(value[key])) return `${where}.${key}`;
   }
-  if (!Array.isArray(trust.declaredVerified) || !trust.declaredVerified.every((d) => isObject(d) && isString(d.by))) {
-    return "trust.declaredVerified";
+  if (closed) {
+    const extra = Object.keys(value).filter((key) => !(key in required) && !(key in optional));
+    if (extra.length) return `${where}.${extra[0]}: not allowed`;
   }
-  if (!Array.isArray(trust.attestedReviews) || !trust.attestedReviews.every((r) => isObject(r) &&
-      isString(r.reviewer) && isString(r.reviewedAt) && isString(r.outcome) && isString(r.signer))) {
-    return "trust.attestedReviews";
-  }
-  if (record.text !== undefined && !isString(record.text)) return "text";
-  if (record.evidence !== undefined && !(Array.isArray(record.evidence) &&
-      record.evidence.every((e) => isObject(e) && isObject(e.source)))) return "evidence";
   return null;
+}
+
+const RECORD_FIELDS = {
+  span: (v) => shape(v, "span", { start: isCount, end: isCount }, {}, true) === null,
+  text: isString,
+  evidence: arrayOf((e) => shape(e, "evidence", { source: isObject },
+    { selector: isObject, note: isString, matched: isBool }, false) === null),
+  concepts: arrayOf((v) => isString(v) && IRI.test(v)),
+  audience: isString,
+  profiles: strings,
+  score: isNumber,
+  retrieval: (v) => shape(v, "retrieval",
+    { via: (x) => ["search", "requires", "parts", "narrower", "related"].includes(x) },
+    { from: isString }, true) === null,
+};
+
+// citation-record.schema.json (v1), rule for rule: moca_agui.as_record's checks.
+function recordProblem(record) {
+  const top = shape(record, "record", { package: isObject, node: isObject, trust: isObject },
+    RECORD_FIELDS, true);
+  if (top) return top.replace(/^record\./, "");
+  return shape(record.package, "package",
+      { id: isString, version: isString, digest: isDigest, signed: isBool },
+      { signers: strings }, true) ||
+    shape(record.node, "node",
+      { id: isString, path: isString, type: isString, ref: (v) => isString(v) && v.length > 0 },
+      { locale: isString, title: isString, description: isString, tags: strings, digest: isDigest },
+      true) ||
+    shape(record.trust, "trust",
+      { status: (v) => ["draft", "stable", "deprecated"].includes(v),
+        declaredVerified: arrayOf(byClaim),
+        attestedReviews: arrayOf((r) => shape(r, "review",
+          { reviewer: isString, reviewedAt: isString, outcome: isString, signer: isString },
+          { scope: isString }, false) === null),
+        stale: isBool, inForce: isBool, superseded: isBool, contested: isBool },
+      { generated: (v) => v === null || byClaim(v), staleAfter: isString, validFrom: isString,
+        validUntil: isString, supersededBy: strings, contestedBy: strings },
+      true);
 }
 
 function badge(key, label, tone, detail) {
