@@ -48,6 +48,7 @@ class CitationRun:
         self._texts: dict[str, list[str]] = {}  # message id -> text parts
         self._reader_tools: dict[str, bool] = {}
         self._warned_compact = False
+        self._unresolved: set[str] = set()  # refs a lookup could not resolve: not asked again
 
     # -- what the run read -------------------------------------------------------------
 
@@ -161,11 +162,15 @@ class CitationRun:
                 logger.debug("moca_agui: left out %.200r: not returned in this run", mention.ref)
             elif mention.ref not in first or (first[mention.ref] is None and mention.marker):
                 first[mention.ref] = mention.marker
-        citations = []
-        for ref, marker in first.items():
-            node = await self._whole(ref)
-            if node is not None and node.record is not None:
-                citations.append(Citation(node.record, marker, node.captured_at))
+        pending = [r for r in first if self._nodes[r].record is None and r not in self._unresolved]
+        if pending:  # looked up together: a dead Reader costs one timeout, not one per ref
+            await asyncio.gather(*(self._look_up(ref) for ref in pending))
+            self._unresolved.update(r for r in pending if self._nodes[r].record is None)
+        citations = [
+            Citation(node.record, marker, node.captured_at)
+            for ref, marker in first.items()
+            if (node := self._nodes[ref]).record is not None
+        ]
         return self._modified(message_id, text, citations)
 
     def _modified(self, message_id: str, text: str, citations: list[Citation]) -> list[Citation]:
@@ -175,11 +180,8 @@ class CitationRun:
         kept = {id(c.record) for c in proposed if originals.get(id(c.record)) is c}
         return [citation for citation in citations if id(citation.record) in kept]
 
-    async def _whole(self, ref: str) -> _Node | None:
-        """The node with its whole record, looked up if only a compact result named it."""
-        node = self._nodes[ref]
-        if node.record is not None:
-            return node
+    async def _look_up(self, ref: str) -> None:
+        """Give a node only a compact result named its whole record, if `lookup` finds it."""
         lookup = self.options.lookup
         if lookup is None:
             if not self._warned_compact:
@@ -190,7 +192,7 @@ class CitationRun:
                     "lookup=<ref -> record> to moca_agui",
                     ref,
                 )
-            return None
+            return
         try:
             async with asyncio.timeout(self.options.lookup_timeout):
                 if inspect.iscoroutinefunction(lookup):
@@ -201,15 +203,15 @@ class CitationRun:
                     answer = await answer
         except Exception:  # TimeoutError included
             logger.warning("moca_agui: left out %s: lookup failed", ref, exc_info=True)
-            return None
+            return
         if answer is None:
             logger.info("moca_agui: left out %s: lookup found no record", ref)
-            return None
+            return
         record = self._accept("lookup", answer)
         if record is None:
-            return None
+            return
         if record["node"]["ref"] != ref:
             logger.warning("moca_agui: left out %s: lookup returned another node", ref)
-            return None
+            return
+        node = self._nodes[ref]
         node.record, node.captured_at = record, datetime.now(UTC)
-        return node
