@@ -4,8 +4,8 @@
     for event in events:                       # wire dicts or ag_ui.core events
         conversation.feed(event)
     for message in conversation.messages():
-        for citation in message.citations:
-            html = render_record(citation.record, marker=citation.marker,
+        for source in message.sources.values():        # keyed by node.ref
+            html = render_record(source.record, marker=source.marker,
                                  computed_at=message.computed_at)
 
 The rules are the spec's client rules (MOCA citations over AG-UI 0.6.0, section 4): an
@@ -185,9 +185,9 @@ class ClientMessage:
 class Conversation:
     """The assistant messages of an AG-UI stream and the citations attached to them."""
 
-    _messages: dict[str, ClientMessage] = field(default_factory=dict)
-    _roles: dict[str, str] = field(default_factory=dict)
-    _chunk_id: str | None = None
+    _messages: dict[str, ClientMessage] = field(default_factory=dict, init=False)
+    _roles: dict[str, str] = field(default_factory=dict, init=False)  # message id -> role
+    _chunk_id: str | None = field(default=None, init=False)
 
     def feed(self, event: object) -> None:
         """Take in one event: a wire dict (camelCase) or an `ag_ui.core` event."""
