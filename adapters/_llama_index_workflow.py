@@ -169,8 +169,9 @@ class CitingWorkflow(AGUIChatWorkflow):  # type: ignore[misc]
     def _capture(self, state: _RunState, history: list[ChatMessage]) -> None:
         """Capture this turn's tool outputs in the order the model reads them."""
         for message in history:
-            tool_call_id = message.additional_kwargs.get("tool_call_id")
-            taken = state.outputs.pop(tool_call_id, None) if tool_call_id else None
+            if message.role.value != "tool":  # tool results sent by the client are "user"
+                continue
+            taken = state.outputs.pop(message.additional_kwargs.get("tool_call_id", ""), None)
             if taken is not None:
                 tool_name, output = taken
                 if not output.is_error:

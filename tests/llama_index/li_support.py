@@ -122,13 +122,15 @@ def app_of(factory: Callable[[], Awaitable[Workflow]]) -> FastAPI:
 
 
 def run_input(
-    question: str = "How long is the refund window?", run_id: str = "run-1"
+    question: str = "How long is the refund window?",
+    run_id: str = "run-1",
+    history: Sequence[dict[str, Any]] = (),
 ) -> dict[str, Any]:
     return {
         "threadId": "thread-1",
         "runId": run_id,
         "state": {},
-        "messages": [{"id": "user-1", "role": "user", "content": question}],
+        "messages": [*history, {"id": f"user-{run_id}", "role": "user", "content": question}],
         "tools": [],
         "context": [],
         "forwardedProps": {},
@@ -146,6 +148,7 @@ async def post(
     question: str = "How long is the refund window?",
     run_id: str = "run-1",
     raise_app_exceptions: bool = True,
+    history: Sequence[dict[str, Any]] = (),
 ) -> list[dict[str, Any]]:
     """POST one run to the router's `/run` (an app in process, or a base URL), parse the SSE
     and check it with `assert_valid_stream`."""
@@ -155,7 +158,7 @@ async def post(
         transport = httpx.ASGITransport(app=target, raise_app_exceptions=raise_app_exceptions)
         client = httpx.AsyncClient(transport=transport, base_url="http://test")
     async with client:
-        response = await client.post("/run", json=run_input(question, run_id))
+        response = await client.post("/run", json=run_input(question, run_id, history))
     assert response.status_code == 200, response.text
     assert response.headers["content-type"].startswith("text/event-stream")
     stream = parse_sse(response.text)

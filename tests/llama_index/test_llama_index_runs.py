@@ -170,6 +170,22 @@ async def test_markers_number_parallel_results_in_the_order_the_model_reads_them
     assert value["citations"] == [{"marker": "[1]", "record": B}, {"marker": "[2]", "record": A}]
 
 
+async def test_a_follow_up_run_cites_only_what_its_own_reader_returned():
+    turns = (Turn(calls=(SEARCH,)), Turn(text="Per [1]."))
+    first = await cited_run(*turns, tools=reader(moca_search=[A]))
+    history = snapshots(first)[-1]
+    app = app_of(moca_agui.instrument(factory_of(*turns, tools=reader(moca_search=[B]))))
+    second = await post(app, question="And shipping?", run_id="run-2", history=history)
+
+    [value] = citation_events(second)
+    assert value["messageId"] == streamed_ids(second)[0]
+    assert value["citations"] == [{"marker": "[1]", "record": B}]
+    # The client's messages keep their ids; the new answer has its streamed id.
+    last = snapshots(second)[-1]
+    assert last[: len(history)] == history
+    assert last[-1]["id"] == value["messageId"]
+
+
 class FixedRetriever(BaseRetriever):
     """A retriever returning nodes the way the MOCA LlamaIndex retriever does."""
 
