@@ -1,0 +1,142 @@
+"""A third-party plugin that raises: the agent's events flow on unchanged, the failure is
+logged, and no partial or guessed citation is sent."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+import moca_agui
+from moca_agui.plugins import get_plugin_manager
+from support import record, ref
+
+from .streams import (
+    answer,
+    assert_passed_through,
+    citation_values,
+    cite_all,
+    cited_records,
+    logged,
+    reader_call,
+    run,
+)
+
+RESOLUTION_HOOKS = {"moca_marker_table", "moca_find_references", "moca_modify_citations"}
+HOOKS = [
+    "moca_is_reader_tool",
+    "moca_reader_items",
+    "moca_marker_table",
+    "moca_find_references",
+    "moca_modify_citations",
+]
+
+
+class Broken(Exception):
+    pass
+
+
+class RaisingPlugin:
+    """A third-party plugin that raises in each hook of `broken`, first of all plugins."""
+
+    def __init__(self, broken: list[str]) -> None:
+        self.broken = set(broken)
+
+    def _maybe_raise(self, hook: str) -> None:
+        if hook in self.broken:
+            raise Broken(f"{hook} of a third-party plugin failed")
+
+    @moca_agui.hookimpl(tryfirst=True)
+    def moca_instrument(self, target: object, options: object) -> None:
+        self._maybe_raise("moca_instrument")
+
+    @moca_agui.hookimpl(tryfirst=True)
+    def moca_is_reader_tool(self, tool_name: str, options: object) -> None:
+        self._maybe_raise("moca_is_reader_tool")
+
+    @moca_agui.hookimpl(tryfirst=True)
+    def moca_reader_items(self, tool_name: str, result: object) -> None:
+        self._maybe_raise("moca_reader_items")
+
+    @moca_agui.hookimpl(tryfirst=True)
+    def moca_marker_table(self, refs: object) -> None:
+        self._maybe_raise("moca_marker_table")
+
+    @moca_agui.hookimpl(tryfirst=True)
+    def moca_find_references(self, text: str, refs: object, markers: object) -> None:
+        self._maybe_raise("moca_find_references")
+
+    @moca_agui.hookimpl(tryfirst=True)
+    def moca_modify_citations(self, message_id: str, text: str, citations: object) -> None:
+        self._maybe_raise("moca_modify_citations")
+
+
+@pytest.fixture
+def broken_hooks(request: pytest.FixtureRequest) -> Iterator[list[str]]:
+    hooks: list[str] = request.param
+    manager = get_plugin_manager()
+    plugin = RaisingPlugin(hooks)
+    manager.register(plugin, name="raising-plugin")
+    try:
+        yield hooks
+    finally:
+        manager.unregister(plugin)
+    assert manager.get_plugin("raising-plugin") is None
+
+
+A, B = record("a.md"), record("b.md")
+
+
+def events() -> list[Any]:
+    return run(
+        reader_call("call-1", json.dumps(A)),
+        answer("answer-1", f"See {ref(A)}."),
+        reader_call("call-2", json.dumps({"query": "q", "results": [B]}), "moca_search"),
+        answer("answer-2", "Also [2] and ", ref(B)),
+    )
+
+
+async def test_without_a_broken_plugin_both_messages_are_cited() -> None:
+    out = await cite_all(events())
+    assert [v["messageId"] for v in citation_values(out)] == ["answer-1", "answer-2"]
+    assert cited_records(out) == [A, B]
+
+
+@pytest.mark.parametrize("broken_hooks", [[hook] for hook in HOOKS] + [HOOKS], indirect=True)
+async def test_a_plugin_raising_in_a_hook_breaks_nothing(
+    caplog: pytest.LogCaptureFixture, broken_hooks: list[str]
+) -> None:
+    stream = events()
+    out = await cite_all(stream)
+    assert_passed_through(stream, out)
+    failures = [r for r in logged(caplog, logging.ERROR) if r.exc_info]
+    assert failures and all(isinstance(r.exc_info[1], Broken) for r in failures)  # type: ignore[index]
+    values = citation_values(out)
+    if set(broken_hooks) & RESOLUTION_HOOKS:
+        assert values == []  # resolution failed: no event rather than a partial one
+    else:
+        # Nothing was read from the Reader: each message says it cites nothing it can resolve.
+        assert values == [
+            {"version": 1, "messageId": mid, "citations": []} for mid in ("answer-1", "answer-2")
+        ]
+
+
+@pytest.mark.parametrize("broken_hooks", [["moca_instrument"]], indirect=True)
+async def test_a_plugin_raising_in_moca_instrument_fails_at_setup_not_in_a_run(
+    broken_hooks: list[str],
+) -> None:
+    """`instrument` is a setup call: the error surfaces there, before any run; `cite`,
+    which asks no adapter, is unaffected."""
+    stream = events()
+
+    async def agent() -> Any:
+        for event in stream:
+            yield event
+
+    with pytest.raises(Broken):
+        moca_agui.instrument(agent)
+    out = await cite_all(stream)
+    assert cited_records(out) == [A, B]
