@@ -50,6 +50,34 @@ def llama_index_06(session: nox.Session) -> None:
     session.run("pytest", "tests/llama_index", *session.posargs)
 
 
+#: The oldest and newest ag-ui-langgraph, each on both ag-ui-protocol lines (no release
+#: caps ag-ui-protocol). langgraph-prebuilt 1.0.13 imports names langgraph 1.0.10 lacks.
+LANGGRAPH_VERSIONS = {
+    "0.0.47-ag-ui-1": ("ag-ui-langgraph==0.0.47", "langgraph==1.2.24", "ag-ui-protocol==1.0.0"),
+    "0.0.47-ag-ui-0.1": ("ag-ui-langgraph==0.0.47", "langgraph==1.2.24", "ag-ui-protocol==0.1.22"),
+    "0.0.40-ag-ui-1": (
+        "ag-ui-langgraph==0.0.40",
+        "langgraph==1.0.10",
+        "langgraph-prebuilt==1.0.8",
+        "ag-ui-protocol==1.0.0",
+    ),
+    "0.0.40-ag-ui-0.1": (
+        "ag-ui-langgraph==0.0.40",
+        "langgraph==1.0.10",
+        "langgraph-prebuilt==1.0.8",
+        "ag-ui-protocol==0.1.15",
+    ),
+}
+
+
+@nox.session(python=PYTHON, name="tests-langgraph")
+@nox.parametrize("pins", list(LANGGRAPH_VERSIONS.values()), ids=list(LANGGRAPH_VERSIONS))
+def tests_langgraph(session: nox.Session, pins: tuple[str, ...]) -> None:
+    """The LangGraph adapter on each pinned set of LANGGRAPH_VERSIONS."""
+    session.install("-e", ".[langgraph,test]", *pins)
+    session.run("pytest", "tests/langgraph", *session.posargs)
+
+
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
     session.install("ruff")
