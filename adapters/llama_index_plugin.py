@@ -15,6 +15,8 @@ from moca_agui import CitationOptions, hookimpl
 if TYPE_CHECKING:
     from llama_index.core.workflow import Workflow
 
+_ONE_LINE = "get_ag_ui_workflow_router(workflow_factory=moca_agui.instrument(workflow_factory))"
+
 
 @hookimpl
 def moca_instrument(target: object, options: CitationOptions) -> object | None:
@@ -22,9 +24,7 @@ def moca_instrument(target: object, options: CitationOptions) -> object | None:
     if agent is None:
         return None
     workflow_class: type[Workflow] = agent.AGUIChatWorkflow
-    if isinstance(target, type):
-        if not issubclass(target, workflow_class):
-            return None
+    if isinstance(target, type) and issubclass(target, workflow_class):
         from .llama_index import cited_workflow_class
 
         return cited_workflow_class(target, options)
@@ -36,4 +36,29 @@ def moca_instrument(target: object, options: CitationOptions) -> object | None:
         from .llama_index import cited_factory
 
         return cited_factory(target, options)
+    if _is_router(target):
+        raise TypeError(f"moca_agui instruments the workflow factory, not the router: {_ONE_LINE}")
+    if isinstance(target, agent.Workflow) or (
+        isinstance(target, type) and issubclass(target, agent.Workflow)
+    ):
+        raise TypeError(
+            "moca_agui cites LlamaIndex's AGUIChatWorkflow (or a subclass) and the factories "
+            f"that make one: {_ONE_LINE}; for a workflow that writes its own AG-UI events, "
+            "wrap them with moca_agui.cite"
+        )
     return None
+
+
+def _is_router(target: object) -> bool:
+    """An AGUIWorkflowRouter, or the APIRouter `get_ag_ui_workflow_router` returned."""
+    module = sys.modules.get("llama_index.protocols.ag_ui.router")
+    router_class = getattr(module, "AGUIWorkflowRouter", None)
+    if router_class is None:
+        return False
+    if isinstance(target, router_class):
+        return True
+    routes = getattr(target, "routes", None)
+    return isinstance(routes, list) and any(
+        isinstance(getattr(getattr(route, "endpoint", None), "__self__", None), router_class)
+        for route in routes
+    )

@@ -11,6 +11,7 @@ import pytest
 from li_support import Call, Turn, app_of, post, returning, scripted_llm, workflow
 from llama_index.core.workflow import StartEvent, StopEvent, Workflow, step
 from llama_index.protocols.ag_ui.agent import AGUIChatWorkflow
+from llama_index.protocols.ag_ui.router import AGUIWorkflowRouter, get_ag_ui_workflow_router
 
 import moca_agui
 from moca_agui.adapters import llama_index_plugin
@@ -141,12 +142,27 @@ async def test_a_factory_returning_another_workflow_passes_it_through_with_a_war
     assert "not an AGUIChatWorkflow: no citations" in caplog.text
 
 
-@pytest.mark.parametrize(
-    "target", [NotAGUI, NotAGUI(), lambda: None, {"a": 1}, 42], ids=lambda t: type(t).__name__
-)
+@pytest.mark.parametrize("target", [lambda: None, {"a": 1}, 42], ids=lambda t: type(t).__name__)
 def test_the_plugin_leaves_other_targets_to_other_adapters(target):
     options = moca_agui.CitationOptions()
     assert llama_index_plugin.moca_instrument(target=target, options=options) is None
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        get_ag_ui_workflow_router(workflow_factory=factory),
+        AGUIWorkflowRouter(factory),
+        NotAGUI,
+        NotAGUI(),
+    ],
+    ids=["router", "AGUIWorkflowRouter", "workflow class", "workflow"],
+)
+def test_a_wrong_llama_index_target_gets_an_error_that_shows_the_one_line(target):
+    one_line = "get_ag_ui_workflow_router(workflow_factory=moca_agui.instrument(workflow_factory))"
+    with pytest.raises(TypeError) as raised:
+        moca_agui.instrument(target)
+    assert one_line in str(raised.value)
 
 
 def python(code: str) -> subprocess.CompletedProcess[str]:
