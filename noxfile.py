@@ -78,6 +78,24 @@ def tests_langgraph(session: nox.Session, pins: tuple[str, ...]) -> None:
     session.run("pytest", "tests/langgraph", *session.posargs)
 
 
+#: Pydantic AI on both lines: pydantic-ai-slim 2.62 and older caps ag-ui-protocol below 1,
+#: 2.63 and newer takes 1.x. The oldest and newest release of each line.
+PYDANTIC_AI_VERSIONS = {
+    "2.50-ag-ui-0.1": ("pydantic-ai-slim[ag-ui,mcp]==2.50.0", "ag-ui-protocol>=0.1.10,<0.2"),
+    "2.62-ag-ui-0.1": ("pydantic-ai-slim[ag-ui,mcp]==2.62.0", "ag-ui-protocol>=0.1.10,<0.2"),
+    "2.63-ag-ui-1": ("pydantic-ai-slim[ag-ui,mcp]==2.63.0", "ag-ui-protocol>=1,<2"),
+    "newest-ag-ui-1": ("pydantic-ai-slim[ag-ui,mcp]>=2.63", "ag-ui-protocol>=1,<2"),
+}
+
+
+@nox.session(python=PYTHON, name="tests-pydantic-ai")
+@nox.parametrize("pins", list(PYDANTIC_AI_VERSIONS.values()), ids=list(PYDANTIC_AI_VERSIONS))
+def tests_pydantic_ai(session: nox.Session, pins: tuple[str, ...]) -> None:
+    """The Pydantic AI adapter on each pinned set of PYDANTIC_AI_VERSIONS."""
+    session.install("-e", ".[pydantic-ai,test]", *pins)
+    session.run("pytest", "tests/pydantic_ai", *session.posargs)
+
+
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
     session.install("ruff")
