@@ -14,6 +14,7 @@ from langchain_core.tools import StructuredTool, tool
 from lg_chat import Call, Say, ScriptedChatModel, StreamingChatModel
 from lg_reader import GET_C, NODES, SEARCH, A, B, C, moca_get_node, moca_search
 from lg_service import (
+    RAW_SWITCH,
     agent,
     app_for,
     normalised,
@@ -96,11 +97,10 @@ async def test_the_agents_own_events_are_unchanged() -> None:
     script = [[SEARCH], [Say("Bees need water [1]."), GET_C], [Say(f"See {ref(C)}.")]]
     tools = [moca_search, moca_get_node]
     instrumented = await post(app_for(agent(StreamingChatModel(script=script), tools)), run_input())
-    plain = await post(
-        app_for(plain_agent(StreamingChatModel(script=script), tools, emit_raw_events=False)),
-        run_input(),
-    )
+    plain = await post(app_for(plain_agent(StreamingChatModel(script=script), tools)), run_input())
 
+    assert_valid_stream(instrumented)
+    assert_valid_stream(plain)
     assert len(citation_events(instrumented)) == 2
     assert normalised(without_citations(instrumented)) == normalised(plain)
 
@@ -131,7 +131,10 @@ async def test_a_record_from_a_tool_that_is_not_a_reader_is_not_a_source() -> No
     assert json.loads(notes["content"]) == C  # the client still gets the tool's answer
 
 
-@pytest.mark.parametrize("emit_raw_events", [True, False])
+@pytest.mark.parametrize(
+    "emit_raw_events",
+    [True, pytest.param(False, marks=pytest.mark.skipif(not RAW_SWITCH, reason="no switch"))],
+)
 async def test_records_only_in_an_artifact_are_captured(
     emit_raw_events: bool, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -146,7 +149,7 @@ async def test_records_only_in_an_artifact_are_captured(
 
     (result,) = [e for e in stream if e["type"] == "TOOL_CALL_RESULT"]
     assert result["content"] == "Found 2 nodes about bees."
-    assert any(e["type"] == "RAW" for e in stream) is emit_raw_events
+    assert any(e["type"] == "RAW" for e in stream) is (emit_raw_events or not RAW_SWITCH)
     assert list(citations_by_message(stream).values()) == [[cited("[2]", B), cited(None, A)]]
     assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []
 
