@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import re
 from collections.abc import Iterable, Sequence
@@ -21,17 +22,25 @@ import moca_agui
 NOISE = {"RAW", "STATE_SNAPSHOT", "STEP_STARTED", "STEP_FINISHED", "TEXT_MESSAGE_CONTENT"}
 
 
-def plain_agent(model: Any, tools: Sequence[Any], **agent_options: Any) -> LangGraphAgent:
+#: ag-ui-langgraph >= 0.0.43 can leave out RAW events; before, they are always sent.
+RAW_SWITCH = "emit_raw_events" in inspect.signature(LangGraphAgent.__init__).parameters
+
+
+def plain_agent(
+    model: Any, tools: Sequence[Any], *, emit_raw_events: bool = False
+) -> LangGraphAgent:
     graph = create_agent(model, list(tools), checkpointer=InMemorySaver())
-    return LangGraphAgent(name="kb", graph=graph, **agent_options)
+    raw = {"emit_raw_events": emit_raw_events} if RAW_SWITCH else {}
+    return LangGraphAgent(name="kb", graph=graph, **raw)
 
 
 def agent(
     model: Any, tools: Sequence[Any], *, emit_raw_events: bool = False, **options: Any
 ) -> LangGraphAgent:
     """The one changed line: `moca_agui.instrument(LangGraphAgent(...), **options)`."""
-    raw = {} if emit_raw_events else {"emit_raw_events": False}
-    return moca_agui.instrument(plain_agent(model, tools, **raw), **options)
+    return moca_agui.instrument(
+        plain_agent(model, tools, emit_raw_events=emit_raw_events), **options
+    )
 
 
 def app_for(served: LangGraphAgent) -> FastAPI:
@@ -102,8 +111,10 @@ _RANDOM_ID = re.compile(
 
 
 def normalised(stream: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The stream with LangChain's random ids numbered in order of appearance."""
-    text = json.dumps(list(stream))
+    """The stream without LangGraph's RAW copies, its random ids numbered in order."""
+    text = json.dumps(
+        [{k: v for k, v in e.items() if k != "rawEvent"} for e in stream if e["type"] != "RAW"]
+    )
     numbers: dict[str, str] = {}
     return json.loads(
         _RANDOM_ID.sub(lambda m: numbers.setdefault(m.group(), f"id-{len(numbers)}"), text)

@@ -21,7 +21,7 @@ SCRIPT = [[SEARCH], [Say("Water [1].")]]
 
 
 def original() -> LangGraphAgent:
-    return plain_agent(StreamingChatModel(script=SCRIPT), [moca_search], emit_raw_events=False)
+    return plain_agent(StreamingChatModel(script=SCRIPT), [moca_search])
 
 
 def test_instrument_returns_a_citing_clone_and_uninstrument_the_original() -> None:
@@ -32,7 +32,7 @@ def test_instrument_returns_a_citing_clone_and_uninstrument_the_original() -> No
     assert isinstance(agent, LangGraphAgent)
     assert agent is not plain
     assert type(plain) is LangGraphAgent
-    assert (agent.name, agent.graph, agent.emit_raw_events) == ("kb", plain.graph, False)
+    assert (agent.name, agent.graph, agent.config) == ("kb", plain.graph, plain.config)
     assert agent.moca_agui_options == moca_agui.CitationOptions(include_text=False)
     assert moca_agui.uninstrument(agent) is plain
 
@@ -54,7 +54,7 @@ def test_clone_keeps_the_options_the_class_and_the_original() -> None:
     assert clone is not agent
     assert type(clone) is type(agent)
     assert clone.moca_agui_options == agent.moca_agui_options
-    assert clone.emit_raw_events is False
+    assert getattr(clone, "emit_raw_events", False) is False  # ag-ui-langgraph >= 0.0.43
     assert moca_agui.uninstrument(clone) is plain
     assert clone.active_run is None
 
@@ -65,7 +65,7 @@ async def test_a_subclass_keeps_its_overrides() -> None:
             return {"tagged": True}
 
     graph = original().graph
-    agent = moca_agui.instrument(TaggedAgent(name="kb", graph=graph, emit_raw_events=False))
+    agent = moca_agui.instrument(TaggedAgent(name="kb", graph=graph))
     stream = await post(app_for(agent), run_input())
     assert_valid_stream(stream)
 
