@@ -82,3 +82,12 @@ async def test_compact_mcp_search_results_are_resolved_through_the_lookup(reader
     stream = await run_both(agent(model, toolsets=[reader]), "q", lookup=lookup)
     [value] = citation_events(stream)
     assert value["citations"] == [{"record": B}, {"marker": "[1]", "record": A}]
+
+
+@pytest.mark.parametrize("named", [False, True])
+async def test_a_prefixed_mcp_reader_counts_once_its_tool_names_are_given(reader, named):
+    model = scripted([[Call("kb_moca_get_node", {"node_id": ref(A)})], [f"See {ref(A)}."]])
+    options = {"reader_tools": ["kb_moca_get_node"]} if named else {}
+    stream = await run_both(agent(model, toolsets=[reader.prefixed("kb")]), "q", **options)
+    [value] = citation_events(stream)
+    assert value["citations"] == ([{"record": A}] if named else [])
