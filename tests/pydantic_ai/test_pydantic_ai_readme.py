@@ -1,0 +1,36 @@
+"""The README's Pydantic AI diff, applied and run: the code a user ends up with cites."""
+
+from __future__ import annotations
+
+import re
+
+from pai_support import A, Call, Reader, agent, answer_ids, post, scripted
+
+from support import ROOT, assert_valid_stream, citation_events, ref
+
+
+def readme_after() -> str:
+    """The 'after' side of the first diff in the README's Pydantic AI section."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## Pydantic AI\n", 1)[1].split("\n## ", 1)[0]
+    found = re.search(r"```diff\n(.*?)```", section, flags=re.DOTALL)
+    assert found is not None, "no diff in the README's Pydantic AI section"
+    diff = found.group(1)
+    return "".join(line[1:] + "\n" for line in diff.splitlines() if line[:1] in (" ", "+", ""))
+
+
+async def test_the_readme_diff_applied_gives_an_endpoint_that_cites():
+    code = readme_after()
+    assert "AGUIAdapter = moca_agui.instrument(AGUIAdapter)" in code
+    model = scripted([[Call("moca_get_node", {"node_id": ref(A)})], [f"See {ref(A)}."]])
+    namespace = {"agent": agent(model, *Reader(A).tools)}
+    exec(
+        "from fastapi import FastAPI, Request\nfrom fastapi.responses import Response\n"
+        "app = FastAPI()\n" + code,
+        namespace,
+    )
+    stream = await post(namespace["app"], "q")
+    assert_valid_stream(stream)
+    [value] = citation_events(stream)
+    assert value["messageId"] == answer_ids(stream)[0]
+    assert value["citations"] == [{"record": A}]
