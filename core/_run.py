@@ -30,6 +30,13 @@ class _Node:
     captured_at: datetime
 
 
+def _ref_of(item: object) -> str | None:
+    """`node.ref` of a record-shaped value, if it is a string."""
+    node = item.get("node") if isinstance(item, dict) else None
+    ref = node.get("ref") if isinstance(node, dict) else None
+    return ref if isinstance(ref, str) and ref else None
+
+
 class CitationRun:
     """What one run's Reader returned, the text of its assistant messages, and its events.
 
@@ -48,7 +55,7 @@ class CitationRun:
         self._texts: dict[str, list[str]] = {}  # message id -> text parts
         self._reader_tools: dict[str, bool] = {}
         self._warned_compact = False
-        self._unresolved: set[str] = set()  # refs a lookup could not resolve: not asked again
+        self._unresolved: set[str] = set()  # refs with no usable record: never looked up
 
     # -- what the run read -------------------------------------------------------------
 
@@ -88,6 +95,11 @@ class CitationRun:
     def _add_record(self, tool_name: str, item: object, now: datetime) -> None:
         record = self._accept(tool_name, item)
         if record is None:
+            # The model saw it all the same: it keeps its number, so [n] names no other node.
+            ref = _ref_of(item)
+            if ref is not None and ref not in self._nodes:
+                self._nodes[ref] = _Node(None, now)
+                self._unresolved.add(ref)
             return
         node = self._nodes.get(record["node"]["ref"])
         if node is None:
