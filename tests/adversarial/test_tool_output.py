@@ -517,3 +517,48 @@ async def test_tag_uri_package_ids_with_at_signs() -> None:
     second = record("a.md#b.md", package_id="tag:alice@example.com,2026:kb")
     _, out = await cite_refs(first, f"{ref(second)} then {ref(first)}")
     assert same_json(cited_records(out), [GOOD, first])
+
+
+# -- marker numbers ------------------------------------------------------------------------
+
+
+def numbered_run(results: list[dict[str, Any]], *later: dict[str, Any]) -> list[BaseEvent]:
+    """One search returning `results` (as the model saw them), then `later` get_node calls;
+    the answer cites each result by its position, `[1]` to `[n]`."""
+    markers = " ".join(f"[{n}]" for n in range(1, len(results) + 1))
+    return run(
+        reader_call("call-1", json.dumps({"query": "q", "results": results}), "moca_search"),
+        *(reader_call(f"call-{n}", json.dumps(rec)) for n, rec in enumerate(later, start=2)),
+        answer("answer-1", f"Sources: {markers}."),
+    )
+
+
+def marked(out: list[BaseEvent]) -> list[tuple[str | None, str]]:
+    [value] = [e for e in out if e.type == "CUSTOM"]
+    return [(c.get("marker"), c["record"]["node"]["ref"]) for c in value.value["citations"]]
+
+
+A, B, C = record("a.md"), record("b.md"), record("c.md")
+BROKEN_A = {**A, "trust": {**A["trust"], "status": "unknown"}}
+
+
+async def test_a_skipped_record_keeps_its_number_so_no_marker_names_another_node(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The model numbered what it saw, the skipped record included: `[1]` means that
+    record, and must never be sent as B, the first valid one."""
+    out, _ = await cite_measured(numbered_run([BROKEN_A, B, C]))
+    assert marked(out) == [("[2]", ref(B)), ("[3]", ref(C))]
+    assert logged(caplog, logging.WARNING, "skipped an invalid record", "trust.status")
+
+
+async def test_a_record_of_an_unloaded_package_keeps_its_number() -> None:
+    other = record("a.md", package_id="https://example.com/moca/not-loaded")
+    out, _ = await cite_measured(numbered_run([other, B]), packages=[B["package"]["digest"]])
+    assert marked(out) == [("[2]", ref(B))]
+
+
+async def test_a_valid_record_returned_later_for_a_skipped_node_is_cited_by_its_number() -> None:
+    out, _ = await cite_measured(numbered_run([BROKEN_A, B], A))
+    assert marked(out) == [("[1]", ref(A)), ("[2]", ref(B))]
+    assert cited_records(out) == [A, B]
