@@ -96,15 +96,18 @@ def instrumented(target: T, options: CitationOptions) -> T:
 
 
 def _citing_class(adapter: type[Any], options: CitationOptions) -> type[CitingAdapter]:
-    if issubclass(adapter, CitingAdapter):  # already citing: only the options change
-        bases: tuple[Any, ...] = (adapter,)
-    elif adapter.__parameters__:  # e.g. AGUIAdapter itself: stays subscriptable
-        bases = (CitingAdapter, adapter[adapter.__parameters__])
+    plain = vars(adapter).get("_moca_plain", adapter)  # a class made here: start over
+    bases: tuple[Any, ...]
+    if issubclass(plain, CitingAdapter):  # a subclass of a citing class: only options change
+        name, bases = plain.__name__, (plain,)
+    elif plain.__parameters__:  # e.g. AGUIAdapter itself: stays subscriptable
+        name, bases = f"Citing{plain.__name__}", (CitingAdapter, plain[plain.__parameters__])
     else:
-        bases = (CitingAdapter, adapter)
-    name = adapter.__name__ if issubclass(adapter, CitingAdapter) else f"Citing{adapter.__name__}"
+        name, bases = f"Citing{plain.__name__}", (CitingAdapter, plain)
 
     def body(namespace: dict[str, Any]) -> None:
-        namespace.update(__module__=__name__, __qualname__=name, moca_options=options)
+        namespace.update(
+            __module__=__name__, __qualname__=name, moca_options=options, _moca_plain=plain
+        )
 
     return cast(type[CitingAdapter], types.new_class(name, bases, exec_body=body))

@@ -110,6 +110,7 @@ def test_an_instance_of_an_instrumented_class_instruments_as_an_instance():
     again = moca_agui.instrument(adapter, include_text=False)
     assert isinstance(again, CitingAdapter) and again.moca_options.include_text is False
     assert again.agent is adapter.agent and again.run_input is adapter.run_input
+    assert type(again).__mro__[1:] == cited_class.__mro__[1:]  # made from AGUIAdapter again
 
 
 async def test_run_stream_with_an_instrumented_instance():
