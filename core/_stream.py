@@ -41,7 +41,13 @@ async def _cited(events: AsyncIterable[BaseEvent], tracker: _Tracker) -> AsyncIt
     iterator = aiter(events)
     try:
         async for event in iterator:
-            if tracker.observe(event):
+            if tracker.alive and getattr(event, "type", None) == "TEXT_MESSAGE_CONTENT":
+                # Most of a stream: its text deltas, taken in here rather than by a handler.
+                try:
+                    tracker.run.add_text(event.message_id, event.delta)  # type: ignore[attr-defined]
+                except AttributeError:  # not a real delta: the handler logs it, citations off
+                    tracker.observe(event)
+            elif tracker.observe(event):
                 for extra in await tracker.flush():
                     yield extra
             yield event
