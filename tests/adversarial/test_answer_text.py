@@ -12,11 +12,20 @@ import logging
 from collections.abc import Iterable, Iterator, Set
 
 import pytest
+from ag_ui.core import EventType, TextMessageContentEvent
 
 from moca_agui._references import find_refs
 from support import record, ref
 
-from .streams import answer, assert_passed_through, cite_measured, cited_records, reader_call, run
+from .streams import (
+    answer,
+    assert_passed_through,
+    cite_measured,
+    cited_records,
+    logged,
+    reader_call,
+    run,
+)
 
 MB = 1024 * 1024
 REC = record("refund-window.md")
@@ -87,3 +96,19 @@ async def test_hostile_text_goes_through_cite(caplog: pytest.LogCaptureFixture, 
     assert_passed_through(events, out)
     assert cited_records(out) == [REC for _ in expected]
     assert peak < 8 * len(text) + 4 * MB
+
+
+async def test_a_malformed_text_delta_turns_citations_off_and_loses_nothing(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A delta built without validation (`model_construct`) and missing its fields."""
+    broken = TextMessageContentEvent.model_construct(type=EventType.TEXT_MESSAGE_CONTENT)
+    events = run(
+        reader_call("call-1", json.dumps(REC)),
+        answer("answer-1", f"See {REF}"),
+    )
+    events.insert(-2, broken)
+    out, _ = await cite_measured(events)
+    assert_passed_through(events, out)
+    assert cited_records(out) == []
+    assert logged(caplog, logging.ERROR, "citations off for this run")
