@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal, NotRequired
 
 from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, TypeAdapter
 from pydantic import ValidationError as _ValidationError
+from pydantic_core import from_json
 from typing_extensions import TypedDict
 
 __all__ = ["InvalidRecord", "as_record", "looks_like_record"]
@@ -150,18 +151,8 @@ def looks_like_record(value: object) -> bool:
     return isinstance(value, dict) and "package" in value and "node" in value and "trust" in value
 
 
-#: Records nest about 4 levels. Wire encoders stop near 250 (pydantic's serializer raises,
-#: breaking the stream), so a deeper record, valid in its open objects, is never sent.
-_MAX_NESTING = 64
-
-
-def _nested_at_most(value: dict[str, Any] | list[Any], levels: int) -> bool:
-    if levels == 0:
-        return False
-    for item in value.values() if isinstance(value, dict) else value:
-        if isinstance(item, (dict, list)) and not _nested_at_most(item, levels - 1):
-            return False
-    return True
+#: One encoder for every record: its settings are all it holds.
+_JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False, check_circular=False)
 
 
 def as_record(value: object) -> dict[str, Any]:
@@ -171,15 +162,18 @@ def as_record(value: object) -> dict[str, Any]:
     the value is plain JSON: no NaN, no lone surrogate, nothing a wire encoder chokes on.
     """
     try:
-        text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+        text = _JSON.encode(value)
         text.encode("utf-8")
     except (TypeError, ValueError, RecursionError) as exc:
         raise InvalidRecord(f"not plain JSON: {exc}") from None
-    record = json.loads(text)
+    try:
+        # pydantic's parser reads at most 200 levels, so a record it reads, the serializer
+        # of EventEncoder (which stops near 255) writes; records nest about 4 levels.
+        record = from_json(text)
+    except ValueError as exc:
+        raise InvalidRecord(f"nested too deeply to send: {exc}") from None
     if not isinstance(record, dict):
         raise InvalidRecord("not a JSON object")
-    if not _nested_at_most(record, _MAX_NESTING):
-        raise InvalidRecord(f"nested more than {_MAX_NESTING} levels deep")
     try:
         _VALIDATOR.validate_python(record)
     except _ValidationError as exc:
