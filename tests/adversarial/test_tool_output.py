@@ -171,7 +171,7 @@ async def test_ten_thousand_levels_are_skipped(
     await assert_skipped(caplog, content, "nested too deeply", tool="moca_search")
 
 
-@pytest.mark.parametrize("depth", [300, 900])
+@pytest.mark.parametrize("depth", [201, 250, 300, 900])
 async def test_a_record_too_deep_to_encode_is_skipped(
     caplog: pytest.LogCaptureFixture, depth: int
 ) -> None:
