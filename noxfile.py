@@ -1,7 +1,7 @@
 """Sessions: tests on both ag-ui-protocol lines and each framework's tested versions, lint, types.
 
-    nox -s tests          # the suite on the newest versions (what .ci/run runs)
-    nox -l                # every session
+`nox -s tests` runs the suite on the newest versions (what .ci/run runs); `nox -l` lists
+every session.
 """
 
 from __future__ import annotations
