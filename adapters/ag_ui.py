@@ -1,8 +1,5 @@
-"""The bare ag-ui-protocol SDK: an async iterable of events, or a function returning one.
-
-    events = moca_agui.instrument(run_agent(input_data))          # a stream
-    run_agent = moca_agui.instrument(run_agent)                   # a function
-"""
+"""The bare ag-ui-protocol SDK: `instrument` takes an async iterable of events (a stream)
+or a function returning one (an agent's run function), and cites what it yields."""
 
 from __future__ import annotations
 
