@@ -100,8 +100,8 @@ def _unwrapped(artifact: object) -> object:
 class LangGraphRun(CitationRun):
     """A `CitationRun` fed with LangGraph's tool outputs and MESSAGES_SNAPSHOT answers.
 
-    `cite` offers it each TOOL_CALL_RESULT's content too; once the run's tool outputs are
-    watched, that content (the same output, cut down) is not read a second time.
+    Once the run's tool outputs are watched, TOOL_CALL_RESULT content (the same output,
+    cut down) is not read: `reads_tool_call_results` turns False.
     """
 
     def __init__(self, options: CitationOptions, input: RunAgentInput) -> None:
@@ -110,11 +110,6 @@ class LangGraphRun(CitationRun):
         self._watched: Watched | None = None
         self._first = True
         self._alive = True
-
-    def capture(self, tool_name: str, result: object) -> None:
-        """A TOOL_CALL_RESULT's content: read only when the tool outputs are not watched."""
-        if self._watched is None:
-            super().capture(tool_name, result)
 
     async def observe(
         self, events: AsyncGenerator[BaseEvent, None], agent: Any
@@ -133,10 +128,11 @@ class LangGraphRun(CitationRun):
             if self._first:  # `prepare_stream` has run by the first event, if at all
                 self._first = False
                 self._watched = (getattr(agent, "active_run", None) or {}).get(_KEY)
+                self.reads_tool_call_results = self._watched is None
             if self._watched is not None:
                 outputs = self._watched.outputs
                 while outputs:
-                    super().capture(*outputs.popleft())
+                    self.capture(*outputs.popleft())
             if event.type == EventType.MESSAGES_SNAPSHOT:
                 self._snapshot(event)
         except Exception:

@@ -40,27 +40,13 @@ class CitingAdapter(AGUIAdapter[Any, Any]):
 
     def transform_stream(self, stream: AsyncIterator[Any], *args: Any, **kwargs: Any) -> Any:
         """The parent's AG-UI events, plus the run's `moca.citations` events."""
-        run = _RawResultsRun(self.moca_options)
+        run = CitationRun(self.moca_options)
+        run.reads_tool_call_results = False  # each tool's raw value is captured instead
         events = super().transform_stream(_capturing(stream, run), *args, **kwargs)
         return cite(events, run=run)
 
 
-class _RawResultsRun(CitationRun):
-    """A run fed with each tool's raw return value, which `capture_raw` takes.
-
-    `cite` also offers it every TOOL_CALL_RESULT's content; that is the same result
-    serialised to JSON, already captured raw, so it is not parsed a second time (and a
-    `ToolReturn` whose `return_value` is prose is not mistaken for a malformed result).
-    """
-
-    def capture(self, tool_name: str, result: object) -> None:
-        """Ignore a TOOL_CALL_RESULT's content: its raw value was captured already."""
-
-    def capture_raw(self, tool_name: str, result: object) -> None:
-        super().capture(tool_name, result)
-
-
-async def _capturing(stream: AsyncIterator[Any], run: _RawResultsRun) -> AsyncIterator[Any]:
+async def _capturing(stream: AsyncIterator[Any], run: CitationRun) -> AsyncIterator[Any]:
     """Pass Pydantic AI's events on unchanged, capturing each function tool's result."""
     try:
         async for event in stream:
@@ -73,14 +59,14 @@ async def _capturing(stream: AsyncIterator[Any], run: _RawResultsRun) -> AsyncIt
             await close()
 
 
-def _capture(run: _RawResultsRun, part: object) -> None:
+def _capture(run: CitationRun, part: object) -> None:
     """Capture a successful tool return: its value, or a record in its `metadata`."""
     if not isinstance(part, ToolReturnPart) or getattr(part, "outcome", "success") != "success":
         return  # a retry prompt or a failed call: the Reader answered nothing to cite
     metadata = part.metadata
     result = part if isinstance(metadata, Mapping) and "moca_citation" in metadata else part.content
     try:
-        run.capture_raw(part.tool_name, result)
+        run.capture(part.tool_name, result)
     except Exception:
         logger.exception("moca_agui: skipped a result of %s", part.tool_name)
 

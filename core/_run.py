@@ -55,6 +55,10 @@ class CitationRun:
         self._texts: dict[str, list[str]] = {}  # message id -> text parts
         self._reader_tools: dict[str, bool] = {}
         self._warned_compact = False
+        #: Whether `cite` reads TOOL_CALL_RESULT content into this run. An adapter that
+        #: captures each tool's raw return value sets it to False: the content on the
+        #: wire is the same result, serialised or cut down (and may be prose).
+        self.reads_tool_call_results = True
         self._unresolved: set[str] = set()  # refs with no usable record: never looked up
 
     # -- what the run read -------------------------------------------------------------

@@ -143,6 +143,8 @@ class _Tracker:
         return False
 
     def _tool_result(self, event: Any) -> bool:
+        if not self.run.reads_tool_call_results:
+            return False
         name = self._tool_names.get(event.tool_call_id)
         if name is None:
             logger.debug("moca_agui: result of unknown tool call %s ignored", event.tool_call_id)
