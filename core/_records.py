@@ -168,8 +168,9 @@ def as_record(value: object) -> dict[str, Any]:
         raise InvalidRecord(f"not plain JSON: {exc}") from None
     try:
         # pydantic's parser reads at most 200 levels, so a record it reads, the serializer
-        # of EventEncoder (which stops near 255) writes; records nest about 4 levels.
-        record = from_json(text)
+        # of EventEncoder (which stops near 255) writes; records nest about 4 levels. Its
+        # process-wide string cache would keep the run's strings after the run: off.
+        record = from_json(text, cache_strings=False)
     except ValueError as exc:
         raise InvalidRecord(f"nested too deeply to send: {exc}") from None
     if not isinstance(record, dict):
