@@ -1,0 +1,125 @@
+"""Benchmark 1: stream overhead of `moca_agui.cite`, side by side with the bare stream.
+
+Both sides serve the same realistic runs (workload.py) and encode every event with
+`ag_ui.encoder.EventEncoder`, as any AG-UI server must: that encoding is the floor.
+Prints the ratio of wall time (medians of interleaved repeats; also the ratio of the best
+repeats and of CPU time, which load elsewhere on the machine disturbs less) and of
+allocations (memray, Python allocators traced) at 100k and 400k events, and the cost per
+event of one run whose answer grows from 100k to 400k deltas.
+
+    python tests/benchmarks/bench_stream.py [--quick]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import tempfile
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import memray
+from ag_ui.core import BaseEvent
+from ag_ui.encoder import EventEncoder
+from workload import cpu, machine, message, prose, runs_of, side_by_side, source, table, wall
+
+import moca_agui
+
+Serve = Callable[[], Awaitable[int]]
+
+
+def serving(runs: Sequence[Sequence[BaseEvent]], **options: Any) -> Serve:
+    """A server's loop over `runs`, one request each: bare when `options` is None."""
+    cited = options.pop("cited", True)
+
+    async def serve() -> int:
+        encoder = EventEncoder()
+        written = 0
+        for events in runs:
+            stream = source(events)
+            if cited:
+                stream = moca_agui.cite(stream, **options)
+            async for event in stream:
+                written += len(encoder.encode(event))
+        return written
+
+    return serve
+
+
+def allocations(serve: Serve) -> tuple[int, int]:
+    """Allocations made while serving, and the peak of memory in use (memray)."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "allocations.bin"
+        with memray.Tracker(path, trace_python_allocators=True):
+            asyncio.run(serve())
+        metadata = memray.FileReader(path).metadata
+        return metadata.total_allocations, metadata.peak_memory
+
+
+def overhead(total_events: int, repeats: int) -> list[list[Any]]:
+    runs = runs_of(total_events)
+    events = sum(map(len, runs))
+    variants = {
+        "bare": serving(runs, cited=False),
+        "cite": serving(runs),
+        "cite, include_text=False": serving(runs, include_text=False),
+    }
+    times = side_by_side(variants, repeats)
+    counted = {name: allocations(serve) for name, serve in variants.items()}
+    bare, (bare_allocs, _) = times["bare"], counted["bare"]
+    rows = []
+    for name in variants:
+        (allocs, peak), spent = counted[name], times[name]
+        best = min(t for t, _ in spent) / min(t for t, _ in bare)
+        rows.append(
+            [
+                f"{events:,}",
+                name,
+                f"{wall(spent):.3f}",
+                f"{wall(spent) / events * 1e6:.2f}",
+                f"**{wall(spent) / wall(bare):.3f}**",
+                f"{best:.3f}",
+                f"{cpu(spent) / cpu(bare):.3f}",
+                f"{allocs:,}",
+                f"**{allocs / bare_allocs:.3f}**",
+                f"{peak / 2**20:.1f}",
+            ]
+        )
+    return rows
+
+
+def long_run(deltas: int, repeats: int) -> list[Any]:
+    """One run whose answer is `deltas` deltas long: is the per-event cost flat?"""
+    first = runs_of(1)[0]
+    events = [*first[:-3], *message("long", prose(deltas)), first[-1]]
+    times = side_by_side(
+        {"bare": serving([events], cited=False), "cite": serving([events])}, repeats
+    )
+    bare, cited = wall(times["bare"]), wall(times["cite"])
+    per_event = (cited - bare) / len(events) * 1e6
+    cpu_ratio = cpu(times["cite"]) / cpu(times["bare"])
+    row = [f"{len(events):,}", f"{bare:.3f}", f"{cited:.3f}", f"**{cited / bare:.3f}**"]
+    return [*row, f"{cpu_ratio:.3f}", f"{per_event:.2f}"]
+
+
+def main(argv: Sequence[str]) -> None:
+    quick = "--quick" in argv
+    sizes, repeats = ((20_000, 40_000), 3) if quick else ((100_000, 400_000), 7)
+    print("## 1. Stream overhead\n")
+    print(machine() + "\n")
+    rows = [row for size in sizes for row in overhead(size, repeats if size == sizes[0] else 3)]
+    header = ["events", "served", "wall s", "µs/event", "time ratio", "best-of ratio"]
+    header += ["CPU ratio", "allocations", "alloc ratio", "peak MiB"]
+    print(table(header, rows))
+    print("\nOne run whose answer grows (the per-event cost of cite must stay flat):\n")
+    print(
+        table(
+            ["events", "bare s", "cite s", "time ratio", "CPU ratio", "cite µs/event over bare"],
+            [long_run(size, repeats) for size in sizes],
+        )
+    )
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
