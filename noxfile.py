@@ -112,3 +112,14 @@ def types(session: nox.Session) -> None:
     """
     session.install("--config-settings", "editable_mode=strict", "-e", ".[all]", "mypy")
     session.run("mypy", "-p", "moca_agui")
+
+
+@nox.session(python=PYTHON)
+def bench(session: nox.Session) -> None:
+    """The five benchmarks of BENCHMARKS.md, ratios measured side by side (not tests).
+
+    `nox -s bench -- --quick` for a short run; the plot goes beside BENCHMARKS.md.
+    """
+    session.install("-e", ".[demo]", "matplotlib", "memray")
+    for name in ("stream", "http", "scaling", "memory", "event_size"):
+        session.run("python", f"tests/benchmarks/bench_{name}.py", *session.posargs)

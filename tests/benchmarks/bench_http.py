@@ -1,0 +1,150 @@
+"""Benchmark 2: end to end over HTTP, the demo service with and without citations.
+
+Both services (http_apps.py) run in their own uvicorn process on 127.0.0.1, side by side;
+this process is the client: N concurrent clients post the demo question and read each
+stream to its last event. The two services are loaded in turn, in rotating order, for
+several rounds. Prints requests per second and p50/p99 time to the last event, and their
+ratios (with / without).
+
+    python tests/benchmarks/bench_http.py [--quick]
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import httpx
+from workload import machine, table
+
+from moca_agui.demo.model import DEMO_QUESTION
+from moca_agui.demo.server import run_input
+
+HERE = Path(__file__).resolve().parent
+SERVICES = ("without_citations", "with_citations")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextlib.contextmanager
+def serving(factory: str) -> Iterator[str]:
+    """One uvicorn process serving `http_apps:<factory>` on 127.0.0.1."""
+    port = free_port()
+    command = [sys.executable, "-m", "uvicorn", f"http_apps:{factory}", "--factory"]
+    command += ["--app-dir", str(HERE), "--host", "127.0.0.1", "--port", str(port)]
+    command += ["--log-level", "warning", "--no-access-log"]
+    process = subprocess.Popen(command, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        for _ in range(200):
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port)):
+                break
+            time.sleep(0.05)
+        else:
+            raise RuntimeError(f"{factory} did not start")
+        yield url
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+async def one_request(client: httpx.AsyncClient, url: str) -> tuple[float, bytes]:
+    start = time.perf_counter()
+    async with client.stream("POST", url, json=run_input(DEMO_QUESTION)) as response:
+        response.raise_for_status()
+        body = b"".join([chunk async for chunk in response.aiter_bytes()])
+    return time.perf_counter() - start, body
+
+
+async def load(url: str, clients: int, requests: int) -> tuple[float, list[float], bytes]:
+    """`requests` requests by `clients` concurrent clients: wall time, latencies, a body."""
+    latencies: list[float] = []
+    bodies: list[bytes] = []
+    queue = iter(range(requests))
+    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+    async with httpx.AsyncClient(limits=limits, timeout=60) as client:
+        await one_request(client, url)  # warm: connection, first import paths
+
+        async def worker() -> None:
+            for _ in queue:
+                latency, body = await one_request(client, url)
+                latencies.append(latency)
+                bodies[:1] = [body]
+
+        start = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(clients)))
+        return time.perf_counter() - start, latencies, bodies[0]
+
+
+def percentile(values: Sequence[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(int(share * len(ordered)), len(ordered) - 1)]
+
+
+def measure(urls: dict[str, str], clients: int, requests: int, rounds: int) -> list[list[str]]:
+    spent = dict.fromkeys(SERVICES, 0.0)
+    latencies: dict[str, list[float]] = {name: [] for name in SERVICES}
+    for round_number in range(rounds):
+        order = SERVICES if round_number % 2 == 0 else SERVICES[::-1]
+        for name in order:
+            wall, times, body = asyncio.run(load(urls[name], clients, requests))
+            assert (b'"name":"moca.citations"' in body) == (name == "with_citations")
+            spent[name] += wall
+            latencies[name].extend(times)
+    figures = {
+        name: (
+            len(latencies[name]) / spent[name],
+            statistics.median(latencies[name]),
+            percentile(latencies[name], 0.99),
+        )
+        for name in SERVICES
+    }
+    (rps_off, p50_off, p99_off), (rps_on, p50_on, p99_on) = (figures[n] for n in SERVICES)
+    return [
+        [
+            str(clients),
+            f"{rps_off:.0f}",
+            f"{rps_on:.0f}",
+            f"**{rps_off / rps_on:.3f}**",
+            f"{p50_off * 1e3:.1f}",
+            f"{p50_on * 1e3:.1f}",
+            f"**{p50_on / p50_off:.3f}**",
+            f"{p99_off * 1e3:.1f}",
+            f"{p99_on * 1e3:.1f}",
+            f"**{p99_on / p99_off:.3f}**",
+        ]
+    ]
+
+
+def main(argv: Sequence[str]) -> None:
+    quick = "--quick" in argv
+    rounds = 2 if quick else 6
+    plan = [(1, 60), (8, 200), (32, 400)] if not quick else [(1, 20), (8, 60)]
+    with serving(SERVICES[0]) as off, serving(SERVICES[1]) as on:
+        urls = {SERVICES[0]: off, SERVICES[1]: on}
+        rows = [row for clients, n in plan for row in measure(urls, clients, n, rounds)]
+    print("## 2. End to end over HTTP\n")
+    print(machine() + "\n")
+    print(
+        "The demo service on the bare AG-UI SDK (`moca_agui.demo.frameworks.ag_ui`), "
+        f"uvicorn on 127.0.0.1, the demo question, {rounds} rounds per row:\n"
+    )
+    header = ["clients", "req/s off", "req/s on", "req/s ratio (off/on)"]
+    header += ["p50 ms off", "p50 ms on", "p50 ratio", "p99 ms off", "p99 ms on", "p99 ratio"]
+    print(table(header, rows))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
