@@ -8,7 +8,6 @@ import asyncio
 import json
 import logging
 import threading
-import time
 from typing import Any
 
 import pytest
@@ -166,7 +165,5 @@ async def test_a_slow_but_timely_lookup_is_cited() -> None:
         await asyncio.sleep(TIMEOUT / 5)
         return next(r for r in COMPACT if ref(r) == node_ref)
 
-    start = time.perf_counter()
     out = await cite_all(events(CITES_ALL), lookup=slow, lookup_timeout=TIMEOUT * 20)
     assert cited_records(out) == [FULL, *COMPACT]
-    assert time.perf_counter() - start < 60  # a sanity bound, not a timing assertion
