@@ -23,6 +23,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import httpx
+from http_apps import PACE
 from workload import machine, table
 
 from moca_agui.demo.model import DEMO_QUESTION
@@ -30,6 +31,7 @@ from moca_agui.demo.server import run_input
 
 HERE = Path(__file__).resolve().parent
 SERVICES = ("without_citations", "with_citations")
+PACED = ("paced_without_citations", "paced_with_citations")
 
 
 def free_port() -> int:
@@ -93,14 +95,17 @@ def percentile(values: Sequence[float], share: float) -> float:
     return ordered[min(int(share * len(ordered)), len(ordered) - 1)]
 
 
-def measure(urls: dict[str, str], clients: int, requests: int, rounds: int) -> list[list[str]]:
-    spent = dict.fromkeys(SERVICES, 0.0)
-    latencies: dict[str, list[float]] = {name: [] for name in SERVICES}
+def measure(
+    urls: dict[str, str], pair: Sequence[str], clients: int, requests: int, rounds: int
+) -> list[list[str]]:
+    """Rows of the pair (off, on) under `clients` concurrent clients."""
+    spent = dict.fromkeys(pair, 0.0)
+    latencies: dict[str, list[float]] = {name: [] for name in pair}
     for round_number in range(rounds):
-        order = SERVICES if round_number % 2 == 0 else SERVICES[::-1]
+        order = pair if round_number % 2 == 0 else pair[::-1]
         for name in order:
             wall, times, body = asyncio.run(load(urls[name], clients, requests))
-            assert (b'"name":"moca.citations"' in body) == (name == "with_citations")
+            assert (b'"name":"moca.citations"' in body) == name.endswith("with_citations")
             spent[name] += wall
             latencies[name].extend(times)
     figures = {
@@ -109,9 +114,9 @@ def measure(urls: dict[str, str], clients: int, requests: int, rounds: int) -> l
             statistics.median(latencies[name]),
             percentile(latencies[name], 0.99),
         )
-        for name in SERVICES
+        for name in pair
     }
-    (rps_off, p50_off, p99_off), (rps_on, p50_on, p99_on) = (figures[n] for n in SERVICES)
+    (rps_off, p50_off, p99_off), (rps_on, p50_on, p99_on) = (figures[n] for n in pair)
     return [
         [
             str(clients),
@@ -131,19 +136,26 @@ def measure(urls: dict[str, str], clients: int, requests: int, rounds: int) -> l
 def main(argv: Sequence[str]) -> None:
     quick = "--quick" in argv
     rounds = 2 if quick else 6
-    plan = [(1, 60), (8, 200), (32, 400)] if not quick else [(1, 20), (8, 60)]
-    with serving(SERVICES[0]) as off, serving(SERVICES[1]) as on:
-        urls = {SERVICES[0]: off, SERVICES[1]: on}
-        rows = [row for clients, n in plan for row in measure(urls, clients, n, rounds)]
+    plan = [(1, 20), (8, 60)] if quick else [(1, 60), (8, 200), (32, 400)]
+    paced_plan = [(8, 16)] if quick else [(1, 10), (8, 40), (32, 96)]
+    with contextlib.ExitStack() as stack:
+        urls = {name: stack.enter_context(serving(name)) for name in (*SERVICES, *PACED)}
+        rows = [row for c, n in plan for row in measure(urls, SERVICES, c, n, rounds)]
+        paced = [row for c, n in paced_plan for row in measure(urls, PACED, c, n, 2)]
     print("## 2. End to end over HTTP\n")
     print(machine() + "\n")
+    header = ["clients", "req/s off", "req/s on", "req/s ratio (off/on)"]
+    header += ["p50 ms off", "p50 ms on", "p50 ratio", "p99 ms off", "p99 ms on", "p99 ratio"]
     print(
         "The demo service on the bare AG-UI SDK (`moca_agui.demo.frameworks.ag_ui`), "
         f"uvicorn on 127.0.0.1, the demo question, {rounds} rounds per row:\n"
     )
-    header = ["clients", "req/s off", "req/s on", "req/s ratio (off/on)"]
-    header += ["p50 ms off", "p50 ms on", "p50 ratio", "p99 ms off", "p99 ms on", "p99 ratio"]
     print(table(header, rows))
+    print(
+        f"\nThe same, the scripted model taking {PACE * 1000:.0f} ms per text delta "
+        "(http_apps.py, `paced_`), 2 rounds per row:\n"
+    )
+    print(table(header, paced))
 
 
 if __name__ == "__main__":

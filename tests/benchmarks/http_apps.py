@@ -2,18 +2,27 @@
 
 `with_citations` is the demo service on the bare AG-UI SDK, as `moca-agui demo` serves it
 (`moca_agui.demo.frameworks.ag_ui.build_app`). `without_citations` is the same endpoint
-and the same agent, less the README's one line (`moca_agui.cite(...)`).
+and the same agent, less the README's one line (`moca_agui.cite(...)`). The `paced_`
+pair is the same two with the scripted model taking PACE seconds per text delta, as a
+model streaming its answer does.
 """
 
 from __future__ import annotations
 
-from ag_ui.core import RunAgentInput
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+from ag_ui.core import BaseEvent, RunAgentInput
 from ag_ui.encoder import EventEncoder
 from fastapi import FastAPI
 from fastapi.responses import StreamingResponse
 
+import moca_agui
 from moca_agui.demo.frameworks.ag_ui import build_app, run_agent
 from moca_agui.demo.reader import DemoReader
+
+PACE = 0.02
 
 
 def with_citations() -> FastAPI:
@@ -21,13 +30,37 @@ def with_citations() -> FastAPI:
 
 
 def without_citations() -> FastAPI:
+    return _service(cited=False, paced=False)
+
+
+def paced_with_citations() -> FastAPI:
+    return _service(cited=True, paced=True)
+
+
+def paced_without_citations() -> FastAPI:
+    return _service(cited=False, paced=True)
+
+
+async def _paced(events: AsyncIterator[BaseEvent]) -> AsyncIterator[BaseEvent]:
+    async for event in events:
+        if event.type == "TEXT_MESSAGE_CONTENT":
+            await asyncio.sleep(PACE)
+        yield event
+
+
+def _service(*, cited: bool, paced: bool) -> FastAPI:
+    """build_app's endpoint, with citations on or off and the model paced or not."""
     reader = DemoReader()
-    app = FastAPI(title="moca-agui demo (bare AG-UI SDK), citations off")
+    app = FastAPI(title="moca-agui demo (bare AG-UI SDK), for benchmark 2")
 
     @app.post("/")
     async def endpoint(input_data: RunAgentInput) -> StreamingResponse:
         encoder = EventEncoder()
-        events = run_agent(input_data, reader)
+        events: Any = run_agent(input_data, reader)
+        if paced:
+            events = _paced(events)
+        if cited:
+            events = moca_agui.cite(events, lookup=reader.get)
         return StreamingResponse(
             (encoder.encode(event) async for event in events),
             media_type=encoder.get_content_type(),
