@@ -172,8 +172,11 @@ def main(argv: Sequence[str]) -> None:
         f" event_for **{exponent(records['records'], records['resolve']):.2f}** (largest two "
         f"counts: {exponent(records['records'][-2:], records['resolve'][-2:]):.2f})\n"
     )
-    plot(answer, records)
-    print(f"Plot: {PLOT.name}")
+    if quick:  # the plot beside BENCHMARKS.md is of a full run
+        print("Plot: not written by a --quick run")
+    else:
+        plot(answer, records)
+        print(f"Plot: {PLOT.name}")
 
 
 if __name__ == "__main__":
