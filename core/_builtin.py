@@ -6,6 +6,7 @@ Registered like any third-party plugin; a plugin of yours can answer first.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 
 from ._extract import ReaderItem, reader_items
 from ._options import CitationOptions
@@ -30,7 +31,6 @@ def moca_marker_table(refs: Sequence[str]) -> Mapping[str, str]:
 
 @hookimpl
 def moca_find_references(
-    text: str, refs: Sequence[str], markers: Mapping[str, str]
+    text: str, refs: AbstractSet[str], markers: Mapping[str, str]
 ) -> list[Mention]:
-    known = refs if isinstance(refs, set | frozenset | Mapping) else set(refs)
-    return [*find_refs(text, known), *find_markers(text, markers)]
+    return [*find_refs(text, refs), *find_markers(text, markers)]

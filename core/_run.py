@@ -194,6 +194,14 @@ class CitationRun:
         proposed = list(citations)
         self._hook.moca_modify_citations(message_id=message_id, text=text, citations=proposed)
         kept = {id(c.record) for c in proposed if originals.get(id(c.record)) is c}
+        for citation in citations:
+            if citation.marker is not None and not (
+                isinstance(citation.marker, str) and citation.marker
+            ):
+                logger.warning(
+                    "moca_agui: dropped a marker that is not text: %.80r", citation.marker
+                )
+                citation.marker = None
         return [citation for citation in citations if id(citation.record) in kept]
 
     async def _look_up(self, ref: str) -> None:

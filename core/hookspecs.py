@@ -14,6 +14,7 @@ hook is logged; the agent's events flow on unchanged and no citation is guessed.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING
 
 import pluggy
@@ -83,13 +84,14 @@ def moca_marker_table(refs: Sequence[str]) -> Mapping[str, str] | None:
 
 @hookspec
 def moca_find_references(
-    text: str, refs: Sequence[str], markers: Mapping[str, str]
+    text: str, refs: AbstractSet[str], markers: Mapping[str, str]
 ) -> list[Mention] | None:
     """Return the places in an answer's `text` that refer to a node.
 
-    Called once per assistant message with text, with the refs this run captured and
-    the marker table. Each `Mention(start, end, ref, marker)` names a ref; mentions of
-    refs not in `refs` are left out by the caller whatever a plugin says.
+    Called once per assistant message with text, with the refs this run captured (a
+    set-like view in first-capture order: `ref in refs` is cheap) and the marker table.
+    Each `Mention(start, end, ref, marker)` names a ref; mentions of refs not in `refs`
+    are left out by the caller whatever a plugin says.
 
     All answers are merged: citations follow the first mention of each node.
     """

@@ -81,6 +81,19 @@ async def test_modify_citations_can_remove_but_not_add_or_reorder(register):
     assert value["citations"] == [{"record": A}]
 
 
+async def test_a_marker_a_plugin_sets_that_is_not_text_is_dropped(register, caplog):
+    class Numbers:
+        @moca_agui.hookimpl
+        def moca_modify_citations(self, message_id, text, citations):
+            citations[0].marker = 1
+
+    register(Numbers())
+    events = run(tool_call("c1", "moca_get_node", A), message("m1", "[1]"))
+    stream = await collect(moca_agui.cite(source(events)))
+    assert citation_events(stream)[0]["citations"] == [{"record": A}]
+    assert "dropped a marker that is not text" in caplog.text
+
+
 async def test_a_plugin_failing_in_resolution_sends_no_event_and_changes_nothing(register, caplog):
     class Broken:
         @moca_agui.hookimpl
