@@ -5,59 +5,24 @@ from __future__ import annotations
 import json
 import logging
 import tracemalloc
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
-from ag_ui.core import (
-    BaseEvent,
-    RunFinishedEvent,
-    RunStartedEvent,
-    TextMessageContentEvent,
-    TextMessageEndEvent,
-    TextMessageStartEvent,
-    ToolCallArgsEvent,
-    ToolCallEndEvent,
-    ToolCallResultEvent,
-    ToolCallStartEvent,
-)
+from ag_ui.core import BaseEvent
 
 import moca_agui
+from streams import message as answer
+from streams import run, source, tool_call
+
+__all__ = ["answer", "run", "source"]  # shared builders, re-exported for these tests
 
 LOGGER = "moca_agui"
 
 
 def reader_call(call_id: str, content: Any, tool: str = "moca_get_node") -> list[BaseEvent]:
-    """One tool call and its result, as an AG-UI service streams them."""
-    return [
-        ToolCallStartEvent(tool_call_id=call_id, tool_call_name=tool, parent_message_id="m-tools"),
-        ToolCallArgsEvent(tool_call_id=call_id, delta='{"node_id": "x"}'),
-        ToolCallEndEvent(tool_call_id=call_id),
-        ToolCallResultEvent(message_id=f"r-{call_id}", tool_call_id=call_id, content=content),
-    ]
-
-
-def answer(message_id: str, *deltas: str) -> list[BaseEvent]:
-    """An assistant message streamed in `deltas`."""
-    return [
-        TextMessageStartEvent(message_id=message_id, role="assistant"),
-        *(TextMessageContentEvent(message_id=message_id, delta=delta) for delta in deltas),
-        TextMessageEndEvent(message_id=message_id),
-    ]
-
-
-def run(*parts: Iterable[BaseEvent], run_id: str = "run-1") -> list[BaseEvent]:
-    """A whole run: RUN_STARTED, the parts in order, RUN_FINISHED."""
-    events: list[BaseEvent] = [RunStartedEvent(thread_id="thread-1", run_id=run_id)]
-    for part in parts:
-        events.extend(part)
-    events.append(RunFinishedEvent(thread_id="thread-1", run_id=run_id))
-    return events
-
-
-async def source(events: Sequence[BaseEvent]) -> AsyncIterator[BaseEvent]:
-    for event in events:
-        yield event
+    """One Reader call whose result is `content` exactly (a string: hostile JSON text)."""
+    return tool_call(call_id, tool, content, args='{"node_id": "x"}')
 
 
 async def cite_all(events: Sequence[BaseEvent], **options: Any) -> list[BaseEvent]:

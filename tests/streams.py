@@ -19,6 +19,7 @@ from ag_ui.core import (
     ToolCallResultEvent,
     ToolCallStartEvent,
 )
+from pydantic import BaseModel
 
 
 def run_started(run_id: str = "run-1") -> BaseEvent:
@@ -34,8 +35,9 @@ def run_error(message: str = "boom") -> BaseEvent:
 
 
 def tool_call(call_id: str, name: str, result: Any, *, args: str = "{}") -> list[BaseEvent]:
-    """A whole tool call: START, ARGS, END, RESULT (dict results as JSON text)."""
-    content = result if isinstance(result, str) else json.dumps(result)
+    """A whole tool call: START, ARGS, END, RESULT (JSON text, or content parts as given)."""
+    parts = isinstance(result, list) and all(isinstance(p, BaseModel) for p in result)
+    content = result if isinstance(result, str) or (parts and result) else json.dumps(result)
     return [
         ToolCallStartEvent(tool_call_id=call_id, tool_call_name=name),
         ToolCallArgsEvent(tool_call_id=call_id, delta=args),
