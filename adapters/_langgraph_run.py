@@ -15,15 +15,16 @@ from __future__ import annotations
 
 import logging
 from collections import deque
-from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from ag_ui.core import BaseEvent, EventType, RunAgentInput
 from langchain_core.messages import ToolMessage
 from langgraph.types import Command
 
-from moca_agui import CitationOptions, CitationRun
+from moca_agui import CitationOptions, CitationRun, tap
 
 __all__ = ["LangGraphRun", "watch"]
 
@@ -50,24 +51,13 @@ def watch(active_run: dict[str, Any], agent_state: Any, prepared: dict[str, Any]
     watched = Watched({message.id for message in messages if getattr(message, "id", None)})
     active_run[_KEY] = watched
     if prepared.get("stream") is not None:
-        prepared["stream"] = _watched(prepared["stream"], watched.outputs)
+        prepared["stream"] = tap(prepared["stream"], partial(_keep_outputs, watched.outputs))
 
 
-async def _watched(
-    stream: AsyncIterator[Any], outputs: deque[tuple[str, object]]
-) -> AsyncGenerator[Any, None]:
-    try:
-        async for event in stream:
-            if isinstance(event, Mapping) and event.get("event") == "on_tool_end":
-                try:
-                    outputs.extend(_tool_outputs(event))
-                except Exception:
-                    logger.exception("moca_agui: skipped the output of tool %s", event.get("name"))
-            yield event
-    finally:
-        close = getattr(stream, "aclose", None)
-        if close is not None:
-            await close()
+def _keep_outputs(outputs: deque[tuple[str, object]], event: Any) -> None:
+    """Keep the tool outputs of an `on_tool_end` LangGraph event for the run to take."""
+    if isinstance(event, Mapping) and event.get("event") == "on_tool_end":
+        outputs.extend(_tool_outputs(event))
 
 
 def _tool_outputs(event: Mapping[str, Any]) -> Iterator[tuple[str, object]]:
@@ -111,19 +101,13 @@ class LangGraphRun(CitationRun):
         self._first = True
         self._alive = True
 
-    async def observe(
-        self, events: AsyncGenerator[BaseEvent, None], agent: Any
-    ) -> AsyncGenerator[BaseEvent, None]:
+    def observe(self, events: AsyncIterator[BaseEvent], agent: Any) -> AsyncIterator[BaseEvent]:
         """Yield `events` unchanged, taking in tool outputs and snapshots on the way."""
-        try:
-            async for event in events:
-                if self._alive:
-                    self._take(event, agent)
-                yield event
-        finally:
-            await events.aclose()
+        return tap(events, partial(self._take, agent=agent))
 
     def _take(self, event: BaseEvent, agent: Any) -> None:
+        if not self._alive:
+            return
         try:
             if self._first:  # `prepare_stream` has run by the first event, if at all
                 self._first = False

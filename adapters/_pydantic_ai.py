@@ -14,12 +14,13 @@ import dataclasses
 import logging
 import types
 from collections.abc import AsyncIterator, Mapping
+from functools import partial
 from typing import Any, ClassVar, TypeVar, cast
 
 from pydantic_ai.messages import FunctionToolResultEvent, ToolReturnPart
 from pydantic_ai.ui.ag_ui import AGUIAdapter
 
-from moca_agui import CitationOptions, CitationRun, cite
+from moca_agui import CitationOptions, CitationRun, cite, tap
 
 __all__ = ["CitingAdapter", "instrumented"]
 
@@ -42,33 +43,20 @@ class CitingAdapter(AGUIAdapter[Any, Any]):
         """The parent's AG-UI events, plus the run's `moca.citations` events."""
         run = CitationRun(self.moca_options)
         run.reads_tool_call_results = False  # each tool's raw value is captured instead
-        events = super().transform_stream(_capturing(stream, run), *args, **kwargs)
+        events = super().transform_stream(tap(stream, partial(_capture, run)), *args, **kwargs)
         return cite(events, run=run)
 
 
-async def _capturing(stream: AsyncIterator[Any], run: CitationRun) -> AsyncIterator[Any]:
-    """Pass Pydantic AI's events on unchanged, capturing each function tool's result."""
-    try:
-        async for event in stream:
-            if isinstance(event, FunctionToolResultEvent):
-                _capture(run, event.part)
-            yield event
-    finally:
-        close = getattr(stream, "aclose", None)
-        if close is not None:
-            await close()
-
-
-def _capture(run: CitationRun, part: object) -> None:
+def _capture(run: CitationRun, event: object) -> None:
     """Capture a successful tool return: its value, or a record in its `metadata`."""
+    if not isinstance(event, FunctionToolResultEvent):
+        return
+    part = event.part
     if not isinstance(part, ToolReturnPart) or getattr(part, "outcome", "success") != "success":
         return  # a retry prompt or a failed call: the Reader answered nothing to cite
     metadata = part.metadata
     result = part if isinstance(metadata, Mapping) and "moca_citation" in metadata else part.content
-    try:
-        run.capture(part.tool_name, result)
-    except Exception:
-        logger.exception("moca_agui: skipped a result of %s", part.tool_name)
+    run.capture(part.tool_name, result)
 
 
 def instrumented(target: T, options: CitationOptions) -> T:

@@ -11,7 +11,7 @@ from ._options import DEFAULT_READER_TOOLS, CitationOptions
 from ._records import InvalidRecord, as_record
 from ._references import Mention
 from ._run import CitationRun
-from ._stream import cite
+from ._stream import cite, tap
 from .hookspecs import hookimpl
 
 __all__ = [
@@ -28,5 +28,6 @@ __all__ = [
     "cite",
     "hookimpl",
     "instrument",
+    "tap",
     "uninstrument",
 ]

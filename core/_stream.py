@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterable, AsyncIterator, Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from ag_ui.core import BaseEvent
 from pydantic import BaseModel
@@ -13,9 +13,11 @@ from ._citations import EVENT_NAME
 from ._options import CitationOptions
 from ._run import CitationRun
 
-__all__ = ["cite"]
+__all__ = ["cite", "tap"]
 
 logger = logging.getLogger("moca_agui")
+
+T = TypeVar("T")
 
 
 def cite(
@@ -171,3 +173,24 @@ class _Tracker:
 def _plain(part: object) -> object:
     """A content part as plain data (`{"type": "text", "text": ...}`)."""
     return part.model_dump() if isinstance(part, BaseModel) else part
+
+
+async def tap(stream: AsyncIterable[T], watch: Callable[[T], object]) -> AsyncIterator[T]:
+    """Yield `stream` unchanged, calling `watch` on each item before it is yielded.
+
+    For adapters that read a framework's own events on their way to its AG-UI emitter.
+    A `watch` that raises is logged and the item still flows; closing the tap closes
+    `stream`.
+    """
+    iterator = aiter(stream)
+    try:
+        async for item in iterator:
+            try:
+                watch(item)
+            except Exception:
+                logger.exception("moca_agui: could not read an event; it flows on unchanged")
+            yield item
+    finally:
+        close = getattr(iterator, "aclose", None)
+        if close is not None:
+            await close()
