@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import inspect
 import logging
 import types
 from collections.abc import Awaitable, Callable
@@ -22,7 +23,7 @@ __all__ = ["cited_factory", "cited_workflow", "cited_workflow_class"]
 logger = logging.getLogger("moca_agui")
 
 W = TypeVar("W", bound=Workflow)
-Factory = Callable[[], Awaitable[Workflow]]
+Factory = Callable[[], Awaitable[Workflow] | Workflow]
 
 
 def cited_workflow_class(cls: type[W], options: CitationOptions) -> type[W]:
@@ -68,7 +69,8 @@ def cited_factory(factory: Factory, options: CitationOptions) -> Factory:
 
     @functools.wraps(factory)
     async def cited() -> Workflow:
-        workflow: Workflow = await factory()
+        made = factory()  # an `async def` factory, or a function returning an awaitable
+        workflow: Workflow = await made if inspect.isawaitable(made) else made
         if not isinstance(workflow, AGUIChatWorkflow):
             logger.warning(
                 "moca_agui: %s returned a %s, not an AGUIChatWorkflow: no citations for "

@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import functools
 import inspect
+import logging
 from collections.abc import AsyncIterable, Callable
 from typing import Any
 
 from moca_agui import CitationOptions, CitationRun, cite, hookimpl
 
 __all__ = ["cited"]
+
+logger = logging.getLogger("moca_agui")
 
 
 def cited(function: Callable[..., Any], options: CitationOptions) -> Callable[..., Any]:
@@ -19,11 +22,15 @@ def cited(function: Callable[..., Any], options: CitationOptions) -> Callable[..
     @functools.wraps(function)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         events = function(*args, **kwargs)
-        if not isinstance(events, AsyncIterable):
-            raise TypeError(
-                f"{function.__qualname__} returned {type(events).__name__}, not an async "
-                "iterable of AG-UI events; moca_agui.instrument cannot cite it"
+        if not isinstance(events, AsyncIterable):  # not a stream: it flows on, uncited
+            logger.warning(
+                "moca_agui: %s returned %s, not an async iterable of AG-UI events: no "
+                "citations. Instrument the function that returns the agent's events (for "
+                "a framework's agent, the agent itself, with its extra installed).",
+                function.__qualname__,
+                type(events).__name__,
             )
+            return events
         return cite(events, run=CitationRun(options))
 
     return wrapper

@@ -32,7 +32,7 @@ def moca_instrument(target: object, options: CitationOptions) -> object | None:
         from .llama_index import cited_workflow
 
         return cited_workflow(target, options)
-    if inspect.iscoroutinefunction(target):  # `workflow_factory` of get_ag_ui_workflow_router
+    if _is_factory(target):  # `workflow_factory` of get_ag_ui_workflow_router
         from .llama_index import cited_factory
 
         return cited_factory(target, options)
@@ -61,4 +61,19 @@ def _is_router(target: object) -> bool:
     return isinstance(routes, list) and any(
         isinstance(getattr(getattr(route, "endpoint", None), "__self__", None), router_class)
         for route in routes
+    )
+
+
+def _is_factory(target: object) -> bool:
+    """A callable taking no argument, as `get_ag_ui_workflow_router` calls its factory."""
+    if isinstance(target, type) or not callable(target) or inspect.isasyncgenfunction(target):
+        return False
+    try:
+        signature = inspect.signature(target)
+    except (TypeError, ValueError):
+        return False
+    return all(
+        parameter.default is not parameter.empty
+        or parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD)
+        for parameter in signature.parameters.values()
     )

@@ -183,3 +183,12 @@ def test_a_third_party_plugin_from_an_entry_point_instruments_a_new_type(tmp_pat
     finally:
         get_plugin_manager.cache_clear()
         sys.modules.pop("robot_plugin", None)
+
+
+async def test_an_instrumented_function_that_returns_no_stream_passes_it_through(caplog):
+    def not_an_agent(x):
+        return {"answer": x}
+
+    cited = moca_agui.instrument(not_an_agent)
+    assert cited(1) == {"answer": 1}
+    assert "returned dict, not an async iterable of AG-UI events" in caplog.text

@@ -59,6 +59,16 @@ async def test_a_factory_is_wrapped_and_given_back():
     assert citation_events(await run(factory)) == []
 
 
+async def test_a_plain_function_returning_a_coroutine_is_a_factory_too():
+    def plain_factory():
+        return factory()  # a coroutine, as `get_ag_ui_workflow_router` accepts
+
+    cited = moca_agui.instrument(plain_factory)
+    assert moca_agui.uninstrument(cited) is plain_factory
+    [value] = citation_events(await run(cited))
+    assert value["citations"] == [{"marker": "[1]", "record": A}]
+
+
 async def test_a_class_is_subclassed_and_the_original_left_alone():
     cited_class = moca_agui.instrument(AGUIChatWorkflow, include_text=False)
     assert issubclass(cited_class, AGUIChatWorkflow) and cited_class is not AGUIChatWorkflow
@@ -142,7 +152,9 @@ async def test_a_factory_returning_another_workflow_passes_it_through_with_a_war
     assert "not an AGUIChatWorkflow: no citations" in caplog.text
 
 
-@pytest.mark.parametrize("target", [lambda: None, {"a": 1}, 42], ids=lambda t: type(t).__name__)
+@pytest.mark.parametrize(
+    "target", [lambda input_data: None, {"a": 1}, 42], ids=lambda t: type(t).__name__
+)
 def test_the_plugin_leaves_other_targets_to_other_adapters(target):
     options = moca_agui.CitationOptions()
     assert llama_index_plugin.moca_instrument(target=target, options=options) is None
