@@ -144,6 +144,12 @@ class CitingWorkflow(AGUIChatWorkflow):  # type: ignore[misc]
     # -- the run's state ---------------------------------------------------------------
 
     def _runs(self) -> WeakKeyDictionary[Any, _RunState]:
+        """This workflow's runs, each keyed by its own `ctx.store`, held weakly.
+
+        Not in `ctx.store` itself: the store must serialise (a CitationRun does not). One
+        workflow instance may serve concurrent runs; each finds only its own state here,
+        and the state goes with the run's store.
+        """
         runs: WeakKeyDictionary[Any, _RunState] | None = vars(self).get(_RUNS)
         if runs is None:
             runs = WeakKeyDictionary()

@@ -28,6 +28,7 @@ from llama_index.protocols.ag_ui.agent import AGUIChatWorkflow
 from llama_index.protocols.ag_ui.router import get_ag_ui_workflow_router
 
 import moca_agui
+from moca_agui.client import trust_badges
 from moca_agui.demo.reader import DemoReader
 
 reader = DemoReader()
@@ -97,10 +98,10 @@ async def ask(question: str) -> None:
         if event["type"] == "CUSTOM" and event["name"] == moca_agui.EVENT_NAME:
             print(f"sources of {event['value']['messageId']}:")
             for citation in event["value"]["citations"]:
-                node, trust = citation["record"]["node"], citation["record"]["trust"]
-                reviewed = "reviewed" if trust["attestedReviews"] else "not reviewed"
+                node = citation["record"]["node"]
+                badges = "; ".join(badge.label for badge in trust_badges(citation["record"]))
                 marker = citation.get("marker", "(ref)")
-                print(f"  {marker} {node['title']}: {node['ref']} ({trust['status']}, {reviewed})")
+                print(f"  {marker} {node['title']}: {node['ref']} ({badges})")
 
 
 def main() -> None:
