@@ -141,7 +141,7 @@ class _Message:
     role: str
     text: str = ""
     last_text: int = -1  # index of its last text event
-    ended: bool = False  # a TEXT_MESSAGE_END, or chunks (which end at the next other event)
+    ended: bool = False  # a TEXT_MESSAGE_END, chunks (ended by the next other event), a snapshot
     event: int | None = None  # index of its moca.citations event
 
 
@@ -187,9 +187,7 @@ class _Checker:
             elif kind == "TOOL_CALL_RESULT":
                 self._result(run, event.get("toolCallId"), event.get("content"))
             elif kind == "MESSAGES_SNAPSHOT":
-                for message in event.get("messages") or ():
-                    if isinstance(message, Mapping) and message.get("role") == "tool":
-                        self._result(run, message.get("toolCallId"), message.get("content"))
+                self._snapshot(run, index, event.get("messages") or ())
             elif kind == "CUSTOM" and event.get("name") == _EVENT_NAME:
                 run.citations.append((index, event.get("value")))
             elif kind == "RUN_FINISHED" and run.finished is None:
@@ -211,6 +209,24 @@ class _Checker:
         delta = event.get("delta")
         if isinstance(delta, str) and event["type"] != "TEXT_MESSAGE_START":
             message.text += delta
+
+    def _snapshot(self, run: _Run, index: int, messages: Iterable[object]) -> None:
+        """Tool results, and the assistant messages of a model that does not stream: their
+        text arrives only here, so their event belongs after this snapshot."""
+        for message in messages:
+            if not isinstance(message, Mapping):
+                continue
+            message_id, content = message.get("id"), message.get("content")
+            if message.get("role") == "tool":
+                self._result(run, message.get("toolCallId"), content)
+            elif (
+                message.get("role") == "assistant"
+                and isinstance(message_id, str)
+                and isinstance(content, str)
+                and content
+                and message_id not in run.messages
+            ):
+                run.messages[message_id] = _Message("assistant", content, index, ended=True)
 
     def _result(self, run: _Run, call_id: object, content: object) -> None:
         if not isinstance(call_id, str) or run.tools.get(call_id) not in self.reader_tools:

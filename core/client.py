@@ -200,9 +200,7 @@ class Conversation:
         elif kind == "MESSAGES_SNAPSHOT":
             for message in wire.get("messages") or ():
                 if isinstance(message, Mapping) and isinstance(message.get("id"), str):
-                    self._roles.setdefault(message["id"], str(message.get("role")))
-                    if message.get("role") == "assistant":
-                        self._messages.setdefault(message["id"], ClientMessage(message["id"]))
+                    self._snapshot_message(message)
         elif kind == "CUSTOM" and wire.get("name") == EVENT_NAME:
             self._citations(wire.get("value"))
 
@@ -212,6 +210,13 @@ class Conversation:
 
     def message(self, message_id: str) -> ClientMessage | None:
         return self._messages.get(message_id)
+
+    def _snapshot_message(self, message: Mapping[str, Any]) -> None:
+        """A message of a snapshot: a model that does not stream sends its text only here."""
+        message_id, content = message["id"], message.get("content")
+        self._roles.setdefault(message_id, str(message.get("role")))
+        if message.get("role") == "assistant" and isinstance(content, str) and content:
+            self._messages.setdefault(message_id, ClientMessage(message_id, content))
 
     def _text(self, wire: Mapping[str, Any]) -> None:
         message_id = wire.get("messageId")

@@ -280,6 +280,41 @@ def test_compact_results_are_compared_with_the_record(mcp: bool) -> None:
     assert "stale differs from the Reader's compact result" in finding.message
 
 
+def non_streaming_stream(cited: str = "m1") -> list[dict[str, Any]]:
+    """A LangGraph run on a model that does not stream: its text only in MESSAGES_SNAPSHOT."""
+    ref = "https://example.org/moca/fernhollow-apiary@3.0.0#hive-registration.md"
+    whole = DemoReader().moca_get_node(ref)
+    return [
+        {"type": "RUN_STARTED", "threadId": "t", "runId": "r"},
+        {"type": "TOOL_CALL_START", "toolCallId": "c1", "toolCallName": "moca_get_node"},
+        {"type": "TOOL_CALL_ARGS", "toolCallId": "c1", "delta": json.dumps({"node_id": ref})},
+        {"type": "TOOL_CALL_END", "toolCallId": "c1"},
+        {"type": "TOOL_CALL_RESULT", "messageId": "t1", "toolCallId": "c1",
+         "content": json.dumps(whole)},
+        {"type": "MESSAGES_SNAPSHOT", "messages": [
+            {"id": "u1", "role": "user", "content": "Do I need to register my hives?"},
+            {"id": "a0", "role": "assistant", "toolCalls": [{"id": "c1", "type": "function",
+             "function": {"name": "moca_get_node", "arguments": "{}"}}]},
+            {"id": "t1", "role": "tool", "toolCallId": "c1", "content": json.dumps(whole)},
+            {"id": "m1", "role": "assistant", "content": f"Yes, register them [1] ({ref})."},
+        ]},
+        {"type": "CUSTOM", "name": "moca.citations",
+         "value": {"version": 1, "messageId": cited,
+                   "citations": [{"marker": "[1]", "record": whole}]}},
+        {"type": "RUN_FINISHED", "threadId": "t", "runId": "r"},
+    ]  # fmt: skip
+
+
+def test_a_message_only_a_snapshot_carries_is_a_message_of_the_run() -> None:
+    assert check_events(non_streaming_stream()) == []
+    events = non_streaming_stream()
+    events.insert(5, events.pop(6))  # the event before the snapshot that carries the text
+    assert rules(check_events(events)) == [("error", "§3", "placement", 5)]
+    for cited in ("elsewhere", "a0", "u1"):  # in neither text nor snapshot, or without text
+        findings = rules(check_events(non_streaming_stream(cited)))
+        assert ("error", "§2", "messageId", 6) in findings, cited
+
+
 def test_a_result_of_another_tool_is_not_a_source(stream: list[dict[str, Any]]) -> None:
     events = broken(stream)
     for event in events:

@@ -151,11 +151,16 @@ def test_snapshot_and_chunk_messages_are_messages() -> None:
         {"type": "TEXT_MESSAGE_CHUNK", "delta": "lo"},
         {
             "type": "MESSAGES_SNAPSHOT",
-            "messages": [{"id": "s1", "role": "assistant", "content": "x"}],
+            "messages": [
+                {"id": "c1", "role": "assistant", "content": "Hello again"},
+                {"id": "s1", "role": "assistant", "content": "x"},
+                {"id": "s2", "role": "assistant", "toolCalls": []},  # no text: not an answer
+            ],
         },
         citations("s1", {"record": record("a.md")}),
+        citations("s2", {"record": record("a.md")}),
     )
-    assert [(m.id, m.text) for m in conversation.messages()] == [("c1", "Hello"), ("s1", "")]
+    assert [(m.id, m.text) for m in conversation.messages()] == [("c1", "Hello"), ("s1", "x")]
     assert conversation.message("s1").citations  # type: ignore[union-attr]
 
 

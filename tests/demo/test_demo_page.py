@@ -261,6 +261,33 @@ def test_invalid_records_are_skipped_and_an_empty_list_says_no_sources(
                for w in warnings)  # fmt: skip
 
 
+def test_an_answer_only_a_snapshot_carries_gets_its_sources(
+    browser: WebDriver, base_url: str
+) -> None:
+    """A model that does not stream: the answer's text arrives in MESSAGES_SNAPSHOT only."""
+    browser.get(base_url + "/")
+    good = BY_REF[HANDBOOK + "queen-marking.md"]
+    browser.execute_script(
+        """const [good] = arguments;
+        handleEvent({type: 'MESSAGES_SNAPSHOT', messages: [
+          {id: 'u1', role: 'user', content: 'Queens?'},
+          {id: 'a0', role: 'assistant', toolCalls: []},
+          {id: 's1', role: 'assistant', content: 'Mark the queen [1].'}]});
+        for (const messageId of ['s1', 'a0', 'u1']) {
+          handleEvent({type: 'CUSTOM', name: 'moca.citations',
+                       value: {version: 1, messageId, citations: [{marker: '[1]', record: good}]}});
+        }""",
+        good,
+    )
+    (answer,) = browser.find_elements(By.CSS_SELECTOR, ".message.assistant")
+    assert answer.get_attribute("data-message-id") == "s1"
+    assert answer.find_element(By.CSS_SELECTOR, ".text").text == "Mark the queen [1]."
+    (section,) = browser.find_elements(By.CSS_SELECTOR, ".answer-sources")
+    refs = [a.get_attribute("data-ref") for a in section.find_elements(By.CSS_SELECTOR, "article")]
+    assert refs == [good["node"]["ref"]]
+    assert [a.text for a in answer.find_elements(By.CSS_SELECTOR, "a.cite")] == ["[1]"]
+
+
 def _broken_records() -> list[dict[str, Any]]:
     """One record per schema rule broken (and a few valid variants)."""
     base = BY_REF[HANDBOOK + "hive-placement.md"]

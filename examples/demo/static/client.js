@@ -296,22 +296,28 @@ function showSources(message, sources, computedAt) {
   panel.append(section);
 }
 
+// The assistant message `id`, added to the conversation the first time it is seen.
+function assistantMessage(id) {
+  let message = state.messages.get(id);
+  if (!message) {
+    state.answers += 1;
+    const textNode = el("span", { class: "text" });
+    const bubble = el("div", { class: "message assistant", "data-message-id": id },
+      el("span", { class: "who" }, "Assistant"), textNode);
+    document.getElementById("conversation").append(bubble);
+    message = { messageId: id, id: `answer-${state.answers}`, number: state.answers, text: "", textNode, cited: false };
+    state.messages.set(id, message);
+  }
+  return message;
+}
+
 function handleEvent(event) {
   switch (event.type) {
     case "TEXT_MESSAGE_START":
     case "TEXT_MESSAGE_CHUNK": {
       const id = event.messageId;
       if (!isString(id) || (event.role && event.role !== "assistant")) break;
-      let message = state.messages.get(id);
-      if (!message) {
-        state.answers += 1;
-        const textNode = el("span", { class: "text" });
-        const bubble = el("div", { class: "message assistant", "data-message-id": id },
-          el("span", { class: "who" }, "Assistant"), textNode);
-        document.getElementById("conversation").append(bubble);
-        message = { messageId: id, id: `answer-${state.answers}`, number: state.answers, text: "", textNode, cited: false };
-        state.messages.set(id, message);
-      }
+      const message = assistantMessage(id);
       if (isString(event.delta)) appendText(message, event.delta);
       break;
     }
@@ -320,6 +326,15 @@ function handleEvent(event) {
       if (message && isString(event.delta)) appendText(message, event.delta);
       break;
     }
+    case "MESSAGES_SNAPSHOT":
+      // A model that does not stream sends its answer's text only here.
+      for (const m of Array.isArray(event.messages) ? event.messages : []) {
+        if (isObject(m) && m.role === "assistant" && isString(m.id) && isString(m.content) &&
+            m.content && !state.messages.has(m.id)) {
+          appendText(assistantMessage(m.id), m.content);
+        }
+      }
+      break;
     case "TOOL_CALL_START":
       setStatus(`The agent calls ${event.toolCallName}…`);
       break;
