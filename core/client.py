@@ -30,6 +30,7 @@ from ._citations import EVENT_NAME, EVENT_VERSION
 from ._records import InvalidRecord, as_record
 
 __all__ = [
+    "POSITIVE_OUTCOMES",
     "Badge",
     "CitationsValue",
     "ClientCitation",
@@ -48,6 +49,8 @@ logger = logging.getLogger("moca_agui")
 
 Tone = Literal["good", "info", "warning", "danger"]
 _TEXT_EVENTS = ("TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_CHUNK")
+#: Review outcomes shown in the good tone (lower-cased); any other outcome is a warning.
+POSITIVE_OUTCOMES = frozenset({"accurate", "approved", "correct"})
 _RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})")
 
 
@@ -285,7 +288,8 @@ def trust_badges(record: Mapping[str, Any]) -> list[Badge]:
     """The trust badges of a citation record, most serious first.
 
     As the Reader contract says: `declaredVerified` is the author's own claim and is
-    never shown as a review; only `attestedReviews` are reviews. Stale, superseded,
+    never shown as a review; only `attestedReviews` are reviews, each labelled with its
+    outcome and in the good tone only for one of `POSITIVE_OUTCOMES`. Stale, superseded,
     contested and out-of-force nodes, draft and deprecated status, the package signature
     and the evidence checks are each shown.
     """
@@ -315,7 +319,10 @@ def trust_badges(record: Mapping[str, Any]) -> list[Badge]:
             f"Reviewed by {review['reviewer']} on {review['reviewedAt']}: {review['outcome']}. "
             f"Signed by {review['signer']}.{scope}"
         )
-        badges.append(Badge("attested-review", "Reviewed (signed)", "good", detail))
+        outcome = str(review["outcome"])
+        tone: Tone = "good" if outcome.lower() in POSITIVE_OUTCOMES else "warning"
+        label = f"Reviewed: {outcome} (signed)"
+        badges.append(Badge("attested-review", label, tone, detail))
     for claim in trust["declaredVerified"]:
         at = f" on {claim['at']}" if claim.get("at") else ""
         detail = f"The author says {claim['by']} verified it{at}. Not signed, not checked."

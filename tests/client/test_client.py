@@ -228,8 +228,30 @@ def test_a_declared_verification_is_never_shown_as_a_review() -> None:
     assert declared and all("review" not in (b.label + b.detail).lower() for b in declared)
     assert "Not signed, not checked" in declared[0].detail
     reviewed = [b for b in trust_badges(RECORDS["hive-registration.md"]) if "review" in b.key]
-    assert [b.label for b in reviewed] == ["Reviewed (signed)"]
+    assert [(b.label, b.tone) for b in reviewed] == [("Reviewed: accurate (signed)", "good")]
     assert "human:ines.haddad" in reviewed[0].detail and "Signed by" in reviewed[0].detail
+
+
+def reviewed(*outcomes: str) -> dict[str, Any]:
+    """A record with one signed review per outcome."""
+    rec = record("a.md")
+    rec["trust"]["attestedReviews"] = [
+        {"reviewer": "human:r", "reviewedAt": "2026-01-01", "outcome": o, "signer": "key:k"}
+        for o in outcomes
+    ]
+    return rec
+
+
+def test_a_signed_review_shows_its_outcome_and_is_good_only_when_positive() -> None:
+    rec = reviewed("rejected", "Approved", "correct", "needs changes", "accurate")
+    badges = [(b.label, b.tone) for b in trust_badges(rec) if b.key == "attested-review"]
+    assert badges == [
+        ("Reviewed: rejected (signed)", "warning"),
+        ("Reviewed: Approved (signed)", "good"),
+        ("Reviewed: correct (signed)", "good"),
+        ("Reviewed: needs changes (signed)", "warning"),
+        ("Reviewed: accurate (signed)", "good"),
+    ]
 
 
 def test_badge_details_name_what_the_flags_point_at() -> None:

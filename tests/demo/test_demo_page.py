@@ -288,6 +288,26 @@ def test_an_answer_only_a_snapshot_carries_gets_its_sources(
     assert [a.text for a in answer.find_elements(By.CSS_SELECTOR, "a.cite")] == ["[1]"]
 
 
+def test_the_page_computes_badges_as_moca_agui_does(browser: WebDriver, base_url: str) -> None:
+    browser.get(base_url + "/")
+    review = {"reviewer": "human:r", "reviewedAt": "2026-01-01", "signer": "key:k"}
+    records = copy.deepcopy(RECORDS)
+    records[0]["trust"]["attestedReviews"] = [
+        {**review, "outcome": outcome} for outcome in ("rejected", "Approved", "accurate", "meh")
+    ]
+    shown = browser.execute_script("return arguments[0].map(trustBadges)", records)
+    for record, badges in zip(records, shown, strict=True):
+        assert badges == [
+            {"key": b.key, "label": b.label, "tone": b.tone, "detail": b.detail}
+            for b in trust_badges(record)
+        ]
+    tones = [(b["label"], b["tone"]) for b in shown[0] if b["key"] == "attested-review"]
+    assert tones == [
+        ("Reviewed: rejected (signed)", "warning"), ("Reviewed: Approved (signed)", "good"),
+        ("Reviewed: accurate (signed)", "good"), ("Reviewed: meh (signed)", "warning"),
+    ]  # fmt: skip
+
+
 def _broken_records() -> list[dict[str, Any]]:
     """One record per schema rule broken (and a few valid variants)."""
     base = BY_REF[HANDBOOK + "hive-placement.md"]

@@ -55,7 +55,8 @@ def test_the_service_and_the_client_run() -> None:
     assert lines[2].startswith("Sources (trust as of 20")
     assert lines[3:] == [
         f"  [1] Registering your hives  {HANDBOOK}hive-registration.md",
-        "      Reviewed (signed), Verified, as declared, Signed package, Evidence matched (2)",
+        "      Reviewed: accurate (signed), Verified, as declared, Signed package, "
+        "Evidence matched (2)",
         f"  [2] Where hives may stand  {HANDBOOK}hive-placement.md",
         "      Verified, as declared, Signed package, Evidence matched (1), "
         "Evidence not matched (1), Evidence not checked (1)",

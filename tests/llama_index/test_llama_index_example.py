@@ -23,8 +23,8 @@ def test_the_example_prints_its_answer_and_only_the_sources_the_reader_returned(
     )
     assert f"{HANDBOOK}@2.1.0#hive-registration.md no longer applies." in lines[1]
     assert lines[3:] == [
-        f"  [1] Registering your hives: {HANDBOOK}@3.0.0#hive-registration.md (Reviewed "
-        "(signed); Verified, as declared; Signed package; Evidence matched (2))",
+        f"  [1] Registering your hives: {HANDBOOK}@3.0.0#hive-registration.md (Reviewed: "
+        "accurate (signed); Verified, as declared; Signed package; Evidence matched (2))",
         f"  (ref) Where hives may stand: {HANDBOOK}@3.0.0#hive-placement.md (Verified, as "
         "declared; Signed package; Evidence matched (1); Evidence not matched (1); Evidence "
         "not checked (1))",

@@ -27,7 +27,9 @@ def test_the_example_prints_the_answer_and_its_sources_with_their_trust():
     assert lines[0].endswith("from a public footpath as well [2].")
     assert lines[2].startswith("Sources (trust as of 20")
     assert lines[3] == f"  [1] Registering your hives  {HANDBOOK}@3.0.0#hive-registration.md"
-    assert lines[4].startswith("      Reviewed (signed), Verified, as declared, Signed package")
+    assert lines[4].startswith(
+        "      Reviewed: accurate (signed), Verified, as declared, Signed package"
+    )
     assert lines[5] == f"  [2] Where hives may stand  {HANDBOOK}@3.0.0#hive-placement.md"
     assert len(lines) == 7
 

@@ -11,6 +11,8 @@
 const EVENT_NAME = "moca.citations";
 const EVENT_VERSION = 1;
 const DIGEST = /^sha256:[a-f0-9]{64}$/;
+// Review outcomes shown in the good tone (lower-cased): moca_agui.client.POSITIVE_OUTCOMES.
+const POSITIVE_OUTCOMES = new Set(["accurate", "approved", "correct"]);
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
 // -- records and trust ----------------------------------------------------------------
@@ -121,7 +123,9 @@ function trustBadges(record) {
     const scope = review.scope ? ` Scope: ${review.scope}.` : "";
     const detail = `Reviewed by ${review.reviewer} on ${review.reviewedAt}: ${review.outcome}. ` +
       `Signed by ${review.signer}.${scope}`;
-    badges.push(badge("attested-review", "Reviewed (signed)", "good", detail));
+    const outcome = String(review.outcome);
+    const tone = POSITIVE_OUTCOMES.has(outcome.toLowerCase()) ? "good" : "warning";
+    badges.push(badge("attested-review", `Reviewed: ${outcome} (signed)`, tone, detail));
   }
   for (const claim of trust.declaredVerified) {
     const at = claim.at ? ` on ${claim.at}` : "";
