@@ -404,12 +404,11 @@ def render_record(
         f"{e(package['version'])}</span></p>"
     )
     parts.append(f'<p class="ref"><code>{e(node["ref"])}</code></p>')
+    badges = trust_badges(record)
     parts.append('<ul class="badges">')
-    for badge in trust_badges(record):
-        parts.append(
-            f'<li class="badge {badge.tone}" data-badge="{badge.key}" title="{e(badge.detail)}">'
-            f"{e(badge.label)}</li>"
-        )
+    parts += [f'<li class="badge {b.tone}" data-badge="{b.key}">{e(b.label)}</li>' for b in badges]
+    parts.append('</ul><ul class="trust-details">')  # what each badge means, as visible text
+    parts += [f'<li data-detail="{b.key}">{e(b.detail)}</li>' for b in badges]
     parts.append("</ul>")
     if computed_at:
         parts.append(f'<p class="computed-at">Trust as of {e(computed_at)}</p>')

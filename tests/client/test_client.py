@@ -304,6 +304,10 @@ def test_the_rendered_record_shows_package_version_ref_and_badges() -> None:
     assert f'data-ref="{rec["node"]["ref"]}"' in fragment
     assert "https://example.org/moca/fernhollow-apiary" in fragment and "version 3.0.0" in fragment
     assert re.findall(r'data-badge="([^"]+)"', fragment) == EXPECTED_BADGES["hive-placement.md"]
+    # each badge's detail is visible text, not a tooltip
+    details = re.findall(r'<li data-detail="([^"]+)">([^<]*)</li>', fragment)
+    assert details == [(b.key, html.escape(b.detail)) for b in trust_badges(rec)]
+    assert "title=" not in fragment
     assert [a["href"] for t, a in elements(fragment) if t == "a"] == [
         "https://example.org/fernhollow/neighbours-guide.html"
     ]

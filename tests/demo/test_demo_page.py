@@ -103,9 +103,16 @@ def ask(browser: WebDriver, base_url: str, question: str) -> WebElement:
 
 
 def badges_shown(source: WebElement) -> list[tuple[str, str, str]]:
+    """Each badge's key, label and detail, as the page shows them (visible text only)."""
+    badges = source.find_elements(By.CSS_SELECTOR, ".badges li")
+    details = source.find_elements(By.CSS_SELECTOR, ".trust-details li")
+    assert [d.get_attribute("data-detail") for d in details] == [
+        b.get_attribute("data-badge") for b in badges
+    ]
+    assert all(d.is_displayed() for d in details)
     return [
-        (li.get_attribute("data-badge") or "", li.text, li.get_attribute("title") or "")
-        for li in source.find_elements(By.CSS_SELECTOR, ".badges li")
+        (badge.get_attribute("data-badge") or "", badge.text, detail.text)
+        for badge, detail in zip(badges, details, strict=True)
     ]
 
 

@@ -196,10 +196,12 @@ function renderRecord(record, marker, id) {
       el("span", { class: "version" }, `version ${record.package.version}`)),
     el("p", { class: "ref" }, el("code", {}, node.ref)));
   const badges = el("ul", { class: "badges" });
+  const details = el("ul", { class: "trust-details" }); // what each badge means, as visible text
   for (const b of trustBadges(record)) {
-    badges.append(el("li", { class: `badge ${b.tone}`, "data-badge": b.key, title: b.detail }, b.label));
+    badges.append(el("li", { class: `badge ${b.tone}`, "data-badge": b.key }, b.label));
+    details.append(el("li", { "data-detail": b.key }, b.detail));
   }
-  article.append(badges);
+  article.append(badges, details);
   if (node.description) article.append(el("p", { class: "description" }, node.description));
   if (record.evidence && record.evidence.length) {
     const list = el("ul", { class: "evidence" });
