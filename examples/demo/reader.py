@@ -3,7 +3,8 @@
 `DemoReader` answers `moca_search`, `moca_get_node` and `moca_structure` with the result
 shapes of the reference MCP server (`@openmoca/moca-mcp`), over the records in
 `kb/records.json`. It is a stand-in for a real MOCA Reader, not one: it reads no package,
-it serves the records a Reader produced for the two example packages in `kb/`.
+it serves the records a Reader produced for the two example packages in `kb/`. Like a real
+Reader it computes `stale` and `inForce` with its clock each time it answers.
 
     reader = DemoReader()
     reader.moca_search("register hives", detail="full")     # {"query", "results"}
@@ -17,7 +18,8 @@ from __future__ import annotations
 import copy
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from datetime import UTC, datetime
 from importlib.resources import files
 from typing import Any, Literal
 
@@ -56,15 +58,20 @@ def _load_concepts() -> list[dict[str, Any]]:
 class DemoReader:
     """A MOCA Reader over fixed citation records, with the reference Reader's tools.
 
-    Every answer is a fresh copy: callers may keep or change what they get.
+    Every answer is a fresh copy: callers may keep or change what they get. Its `stale`
+    (now >= `staleAfter`) and `inForce` (`validFrom` <= now < `validUntil`) are computed
+    with `clock` when it answers; a record without those dates keeps its flag.
     """
 
     def __init__(
         self,
         records: Iterable[Mapping[str, Any]] | None = None,
         concepts: Iterable[Mapping[str, Any]] | None = None,
+        *,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
-        """Serve `records` (default: the demo packages' records) and a concept scheme."""
+        """Serve `records` (default: the demo packages' records) and a concept scheme;
+        `clock` (an aware datetime) is the time trust is computed at."""
         if records is None:
             records = load_records()[1]
         self._records = [copy.deepcopy(dict(record)) for record in records]
@@ -75,11 +82,13 @@ class DemoReader:
         if concepts is None:
             concepts = _load_concepts()
         self._concepts = {concept["iri"]: dict(concept) for concept in concepts}
+        self._clock = clock
 
     @property
     def records(self) -> list[dict[str, Any]]:
-        """Every record this Reader serves, whole, in package order."""
-        return copy.deepcopy(self._records)
+        """Every record this Reader serves, whole, in package order, trust as of now."""
+        now = self._clock()
+        return [_as_of(record, now) for record in self._records]
 
     # -- the Reader tools ---------------------------------------------------------------
 
@@ -114,9 +123,9 @@ class DemoReader:
         wanted = set(concepts or ())
         if scope is not None:
             wanted |= {scope, *self._narrower(scope, transitive=True)}
-        scored = []
+        now, scored = self._clock(), []
         for position, record in enumerate(self._records):
-            if not include_all and not _retrievable(record["trust"]):
+            if not include_all and not _retrievable(_trust_as_of(record["trust"], now)):
                 continue
             if (concepts or scope) and not wanted & set(record.get("concepts", ())):
                 continue
@@ -126,7 +135,7 @@ class DemoReader:
         scored.sort(key=lambda entry: entry[:2])
         results = []
         for negative, _, record in scored[:limit]:
-            result = copy.deepcopy(record)
+            result = _as_of(record, now)
             result["score"] = round(-negative, 3)
             results.append(result if detail == "full" else _compact(result))
         return {"query": query, "results": results}
@@ -174,8 +183,9 @@ class DemoReader:
             iris = {iri}
             if include in ("narrower", "both"):
                 iris |= set(self._narrower(iri, transitive=True))
+            now = self._clock()
             result = [
-                copy.deepcopy(r) if detail == "full" else _compact(r)
+                _as_of(r, now) if detail == "full" else _compact(_as_of(r, now))
                 for r in self._records
                 if iris & set(r.get("concepts", ()))
             ]
@@ -201,7 +211,7 @@ class DemoReader:
         Pass it as moca_agui's `lookup` to turn compact search results into records.
         """
         record = self._by_key.get(ref)
-        return copy.deepcopy(record) if record is not None else None
+        return _as_of(record, self._clock()) if record is not None else None
 
     # -- concepts -----------------------------------------------------------------------
 
@@ -234,6 +244,27 @@ class DemoReader:
                 break
             parent = self._concepts.get(parent, {}).get("broader")
         return found
+
+
+def _trust_as_of(trust: Mapping[str, Any], now: datetime) -> dict[str, Any]:
+    """A copy of `trust` with `stale` and `inForce` computed at `now` from their dates, as
+    a Reader computes them when it answers; without those dates a flag stays as it is."""
+    current = dict(trust)
+    if trust.get("staleAfter"):
+        current["stale"] = now >= datetime.fromisoformat(trust["staleAfter"])
+    valid_from, valid_until = trust.get("validFrom"), trust.get("validUntil")
+    if valid_from or valid_until:
+        current["inForce"] = (not valid_from or datetime.fromisoformat(valid_from) <= now) and (
+            not valid_until or now < datetime.fromisoformat(valid_until)
+        )
+    return current
+
+
+def _as_of(record: Mapping[str, Any], now: datetime) -> dict[str, Any]:
+    """A fresh copy of `record`, its trust computed at `now`."""
+    current = copy.deepcopy(dict(record))
+    current["trust"] = _trust_as_of(current["trust"], now)
+    return current
 
 
 def _retrievable(trust: Mapping[str, Any]) -> bool:

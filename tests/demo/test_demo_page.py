@@ -14,6 +14,7 @@ import re
 import shutil
 import threading
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -57,7 +58,8 @@ BY_REF = {r["node"]["ref"]: r for r in RECORDS}
 @pytest.fixture(scope="module")
 def base_url() -> Iterator[str]:
     """The demo app (bare SDK) over the demo records plus a hostile one, on 127.0.0.1."""
-    app = demo_app(build_app(DemoReader(RECORDS)))
+    today = datetime(2026, 11, 30, 9, tzinfo=UTC)  # every trust state of the records holds
+    app = demo_app(build_app(DemoReader(RECORDS, clock=lambda: today)))
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
     thread = threading.Thread(target=lambda: asyncio.run(server.serve()), daemon=True)
     thread.start()

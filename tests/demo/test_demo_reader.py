@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -13,19 +14,21 @@ from mcp.client.stdio import stdio_client
 
 import moca_agui
 from moca_agui.demo.model import DEMO_QUESTION, KNOWN_QUESTIONS, next_step
-from moca_agui.demo.reader import DemoReader
+from moca_agui.demo.reader import DemoReader, load_records
 from moca_agui.demo.steps import Answer, ToolCall, ToolResult
 from support import record_validator
 
 HANDBOOK = "https://example.org/moca/fernhollow-apiary@3.0.0#"
 LEAFLET = "https://example.org/moca/fernhollow-swarm-leaflet@1.2.0#"
 TOP = "https://example.org/moca/fernhollow-apiary/concepts#keeping-bees"
+#: The demo's today: every trust state of the demo records holds (tests fix the clock).
+TODAY = datetime(2026, 11, 30, 9, tzinfo=UTC)
 COMPACT_KEYS = {"ref", "title", "text", "score", "status", "stale", "inForce", "superseded"}
 
 
 @pytest.fixture
 def reader() -> DemoReader:
-    return DemoReader()
+    return DemoReader(clock=lambda: TODAY)
 
 
 def refs(results: list[dict[str, Any]]) -> list[str]:
@@ -96,6 +99,38 @@ def test_answers_are_copies(reader: DemoReader) -> None:
     assert record is not None
     record["trust"]["status"] = "stable"
     assert reader.get(HANDBOOK + "queen-marking.md")["trust"]["status"] == "draft"  # type: ignore[index]
+
+
+def test_stale_and_in_force_are_computed_with_the_clock_at_each_answer() -> None:
+    now = [TODAY]
+    reader = DemoReader(clock=lambda: now[0])
+    drought, varroa = HANDBOOK + "drought-watering-order.md", HANDBOOK + "varroa-treatment.md"
+    registration = HANDBOOK + "hive-registration.md"
+
+    def flags(ref: str) -> tuple[bool, bool]:
+        trust = reader.moca_get_node(ref)["trust"]
+        return trust["stale"], trust["inForce"]
+
+    assert reader.records == load_records()[1]  # the demo's states all hold today
+    assert (flags(drought), flags(varroa), flags(registration)) == (
+        (False, False), (True, True), (False, True)
+    )  # fmt: skip
+    now[0] = datetime(2026, 8, 1, tzinfo=UTC)  # inside the drought order's window
+    assert flags(drought) == (False, True)
+    assert drought in refs(reader.moca_search("drought watering", limit=20)["results"])
+    compact = reader.moca_search("drought watering", limit=20)["results"]
+    assert [r["inForce"] for r in compact if r["ref"] == drought] == [True]
+    now[0] = datetime(2026, 7, 1, tzinfo=UTC)  # validFrom is inclusive
+    assert flags(drought) == (False, True)
+    now[0] = datetime(2026, 9, 30, 23, 59, 59, tzinfo=UTC)  # validUntil is exclusive
+    assert flags(drought) == (False, False)
+    now[0] = datetime(2026, 2, 9, tzinfo=UTC)  # before its review date
+    assert flags(varroa) == (False, True)
+    assert reader.get(varroa)["trust"]["stale"] is False  # type: ignore[index]
+    now[0] = datetime(2028, 3, 1, tzinfo=UTC)  # stale from staleAfter on
+    assert flags(registration) == (True, True)
+    nodes = reader.moca_structure("nodes", TOP, include="narrower", detail="full")["result"]
+    assert [r["trust"]["stale"] for r in nodes if r["node"]["ref"] == registration] == [True]
 
 
 def test_structure(reader: DemoReader) -> None:
