@@ -129,6 +129,8 @@ class CitationRun:
 
     def add_text(self, message_id: str, delta: str) -> None:
         """Append streamed text to an assistant message."""
+        if delta.__class__ is not str:
+            raise TypeError(f"a text delta must be a str, not {type(delta).__name__}")
         parts = self._texts.get(message_id)
         if parts is None:
             self._texts[message_id] = [delta]

@@ -47,7 +47,7 @@ async def _cited(events: AsyncIterable[BaseEvent], tracker: _Tracker) -> AsyncIt
                 # Most of a stream: its text deltas, taken in here rather than by a handler.
                 try:
                     tracker.run.add_text(event.message_id, event.delta)  # type: ignore[attr-defined]
-                except AttributeError:  # not a real delta: the handler logs it, citations off
+                except Exception:  # not a real delta: the handler logs it, citations off
                     tracker.observe(event)
             elif tracker.observe(event):
                 for extra in await tracker.flush():
@@ -64,7 +64,9 @@ async def _cited(events: AsyncIterable[BaseEvent], tracker: _Tracker) -> AsyncIt
 class _Tracker:
     """Follows one stream: message text, tool names, where the run ends."""
 
-    __slots__ = ("_chunk_id", "_handlers", "_muted", "_sent", "_tool_names", "alive", "run")
+    __slots__ = (
+        "_chunk_id", "_handlers", "_muted", "_sent", "_started", "_tool_names", "alive", "run",
+    )  # fmt: skip
 
     def __init__(self, run: CitationRun) -> None:
         self._handlers: dict[str, Callable[[Any], bool]] = {
@@ -87,6 +89,7 @@ class _Tracker:
         self._tool_names: dict[str, str] = {}  # tool call id -> tool name
         self._muted: set[str] = set()  # ids of messages not to cite (other roles, cited upstream)
         self._sent = False
+        self._started = False
         self._chunk_id: str | None = None
 
     def observe(self, event: object) -> bool:
@@ -107,16 +110,25 @@ class _Tracker:
             return []
         self._sent = True
         events: list[BaseEvent] = []
-        for message_id in self.run.message_ids():
-            if message_id not in self._muted:
-                event = await self.run.event_for(message_id)
-                if event is not None:
-                    events.append(event)
+        try:
+            for message_id in self.run.message_ids():
+                if message_id not in self._muted:
+                    event = await self.run.event_for(message_id)
+                    if event is not None:
+                        events.append(event)
+        except Exception:
+            logger.exception("moca_agui: no citations sent for this run; the answer is unchanged")
+            self.alive = False
+            return []
         return events
 
     def _run_started(self, event: Any) -> bool:
-        if self._sent or not self.alive:  # a new run in the same stream starts clean
+        if self._started:  # a new run in the same stream starts clean
+            if self.alive and not self._sent:
+                logger.warning("moca_agui: a run began before the last one finished; no "
+                               "citations for the unfinished one")  # fmt: skip
             self._reset(CitationRun(self.run.options))
+        self._started = True
         return False
 
     def _text_start(self, event: Any) -> bool:

@@ -82,7 +82,10 @@ def wire(event: BaseEvent) -> dict[str, Any]:
 
 
 async def collect(events: AsyncIterable[BaseEvent]) -> list[dict[str, Any]]:
-    return [wire(event) async for event in events]
+    """The wire form of every event, each moca.citations value checked against both schemas."""
+    stream = [wire(event) async for event in events]
+    assert_valid_stream(stream, grammar=False)
+    return stream
 
 
 def citation_events(stream: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -355,3 +355,48 @@ async def test_a_run_fed_raw_tool_values_does_not_read_the_wire_content_again():
     stream = await collect(moca_agui.cite(source(events), run=run_state))
     [value] = citation_events(stream)
     assert value["citations"] == [{"record": B}]
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        TextMessageContentEvent.model_construct(message_id="m1", delta=None),
+        TextMessageContentEvent.model_construct(message_id=["not", "hashable"], delta="x"),
+    ],
+    ids=["delta-none", "unhashable-id"],
+)
+async def test_a_malformed_text_event_turns_citations_off_and_the_answer_flows_on(bad, caplog):
+    events = run(tool_call("c1", "moca_get_node", A), message("m1", ref(A)), bad)
+    stream = await collect(moca_agui.cite(source(events)))
+    assert len(stream) == len(events) and types(stream)[-1] == "RUN_FINISHED"
+    assert citation_events(stream) == []
+    assert "citations off for this run" in caplog.text
+
+
+async def test_a_run_that_starts_before_the_last_one_finished_starts_clean(caplog):
+    events = [
+        run_started("r1"),
+        *tool_call("c1", "moca_get_node", A),
+        *message("m1", ref(A)),
+        *run(message("m2", f"{ref(A)} was read in the unfinished run"), run_id="r2"),
+    ]
+    stream = await collect(moca_agui.cite(source(events)))
+    assert citation_events(stream) == [{"version": 1, "messageId": "m2", "citations": []}]
+    assert "a run began before the last one finished" in caplog.text
+
+
+async def test_computed_at_is_when_the_readers_result_was_captured():
+    from datetime import datetime
+
+    async def slow():
+        for event in run(tool_call("c1", "moca_get_node", A), message("m1", ref(A))):
+            if event.type == "TEXT_MESSAGE_START":
+                captured_by = datetime.now().astimezone()
+                await asyncio.sleep(0.3)
+            yield event
+        nonlocal_times.append(captured_by)
+
+    nonlocal_times: list = []
+    [value] = citation_events(await collect(moca_agui.cite(slow())))
+    computed = datetime.fromisoformat(value["computedAt"])
+    assert computed <= nonlocal_times[0]
