@@ -104,6 +104,22 @@ def ask(browser: WebDriver, base_url: str, question: str) -> WebElement:
     return section
 
 
+def save_whole_page(browser: WebDriver, path: str) -> None:
+    """A screenshot of the whole page, not just the window: the window is made as tall as
+    the document first, and every badge must be inside it."""
+    size = browser.get_window_size()
+    chrome = browser.execute_script("return window.outerHeight - window.innerHeight")
+    height = browser.execute_script("return document.documentElement.scrollHeight")
+    browser.set_window_size(size["width"], height + chrome)
+    lowest = browser.execute_script(
+        """return Math.max(...[...document.querySelectorAll('.badge')].map(
+             (b) => b.getBoundingClientRect().bottom)) - window.innerHeight"""
+    )
+    assert lowest <= 0, f"a badge is {lowest}px below the screenshot"
+    browser.save_screenshot(path)
+    browser.set_window_size(size["width"], size["height"])
+
+
 def badges_shown(source: WebElement) -> list[tuple[str, str, str]]:
     """Each badge's key, label and detail, as the page shows them (visible text only)."""
     badges = source.find_elements(By.CSS_SELECTOR, ".badges li")
@@ -163,7 +179,7 @@ def test_sources_panel_shows_every_source_with_its_trust(browser: WebDriver, bas
     hrefs = [a.get_attribute("href") for a in section.find_elements(By.CSS_SELECTOR, ".evidence a")]
     assert hrefs == ["https://example.org/fernhollow/neighbours-guide.html"]
     SCREENSHOT.parent.mkdir(exist_ok=True)
-    browser.save_screenshot(str(SCREENSHOT))
+    save_whole_page(browser, str(SCREENSHOT))
 
 
 def test_an_invented_ref_in_the_answer_is_not_a_link(browser: WebDriver, base_url: str) -> None:
@@ -208,7 +224,7 @@ def test_a_hostile_record_renders_inert(browser: WebDriver, base_url: str) -> No
     assert all(url.startswith(base_url) for url in page["resources"])  # nothing remote loaded
     answer = browser.find_element(By.CSS_SELECTOR, ".message.assistant").text
     assert "<script>" in answer  # the model quoted the title: shown as text too
-    browser.save_screenshot(str(SCREENSHOT.with_name("demo-page-hostile.png")))
+    save_whole_page(browser, str(SCREENSHOT.with_name("demo-page-hostile.png")))
 
 
 def test_events_a_client_must_ignore_are_ignored(browser: WebDriver, base_url: str) -> None:
