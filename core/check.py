@@ -71,7 +71,7 @@ class SourceError(Exception):
 
 
 def parse_stream(text: str) -> list[dict[str, Any]]:
-    """The events of a JSON-lines file or an SSE capture (`data:` lines)."""
+    """The events of a JSON-lines file or an SSE capture (`data:` lines); at least one."""
     lines = text.splitlines()
     if any(line.startswith("data:") for line in lines):
         chunks: list[str] = []
@@ -93,6 +93,8 @@ def parse_stream(text: str) -> list[dict[str, Any]]:
         if not isinstance(event, dict) or not isinstance(event.get("type"), str):
             raise SourceError(f"event {number} is not an AG-UI event (an object with a type)")
         events.append(event)
+    if not events:  # an empty answer or file: nothing was checked, so nothing passed
+        raise SourceError("cannot read the source: no events")
     return events
 
 

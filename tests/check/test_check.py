@@ -350,7 +350,8 @@ def test_sse_and_json_lines_read_alike(stream: list[dict[str, Any]], tmp_path: P
 @pytest.mark.parametrize(
     ("text", "message"),
     [("{not json", "event 0 is not JSON"), ('{"a": 1}\n', "event 0 is not an AG-UI event"),
-     ("[1]", "not an AG-UI event")],
+     ("[1]", "not an AG-UI event"), ("", "cannot read the source: no events"),
+     ("\n  \n", "no events")],
 )  # fmt: skip
 def test_unreadable_streams(text: str, message: str) -> None:
     with pytest.raises(SourceError, match=message):
@@ -387,6 +388,10 @@ def test_the_command_lines_and_exit_codes(
     assert "cannot read" in capsys.readouterr().err
     (tmp_path / "junk").write_text("data: {oops\n\n")
     assert main(["check", str(tmp_path / "junk")]) == 2
+    (tmp_path / "empty.jsonl").write_text("")
+    capsys.readouterr()
+    assert main(["check", str(tmp_path / "empty.jsonl")]) == 2
+    assert capsys.readouterr().err == "moca-agui check: cannot read the source: no events\n"
 
 
 def test_stdin_through_the_installed_command(stream: list[dict[str, Any]]) -> None:
