@@ -4,7 +4,6 @@ or a function returning one (an agent's run function), and cites what it yields.
 from __future__ import annotations
 
 import functools
-import inspect
 import logging
 from collections.abc import AsyncIterable, Callable
 from typing import Any
@@ -27,7 +26,7 @@ def cited(function: Callable[..., Any], options: CitationOptions) -> Callable[..
                 "moca_agui: %s returned %s, not an async iterable of AG-UI events: no "
                 "citations. Instrument the function that returns the agent's events (for "
                 "a framework's agent, the agent itself, with its extra installed).",
-                function.__qualname__,
+                getattr(function, "__qualname__", repr(function)),
                 type(events).__name__,
             )
             return events
@@ -40,8 +39,6 @@ def cited(function: Callable[..., Any], options: CitationOptions) -> Callable[..
 def moca_instrument(target: object, options: CitationOptions) -> object | None:
     if isinstance(target, AsyncIterable):
         return cite(target, run=CitationRun(options))
-    if inspect.isasyncgenfunction(target) or (
-        callable(target) and not isinstance(target, type) and inspect.isfunction(target)
-    ):
+    if callable(target) and not isinstance(target, type):  # a function, method or partial
         return cited(target, options)
     return None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -11,6 +12,8 @@ from typing import Any
 from ag_ui.core import CustomEvent, EventType
 
 __all__ = ["EVENT_NAME", "EVENT_VERSION", "Citation", "citations_event"]
+
+logger = logging.getLogger("moca_agui")
 
 #: The name of the AG-UI CUSTOM event this library sends.
 EVENT_NAME = "moca.citations"
@@ -81,3 +84,8 @@ def _fit(value: dict[str, Any], entries: list[dict[str, Any]], budget: int) -> N
         total -= size - _size(entry["record"])
         if total <= budget:
             return
+    logger.warning(
+        "moca_agui: the event for %s is %d bytes with every text dropped, over "
+        "max_event_bytes=%d; it is sent whole, as records may not be cut",
+        value["messageId"], total, budget,
+    )  # fmt: skip

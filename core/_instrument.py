@@ -21,7 +21,7 @@ def instrument(target: T, **options: Any) -> T:
 
     Idempotent: instrumenting an instrumented object instruments its original again
     with the new options. Reversible: `uninstrument` gives the original back.
-    Raises TypeError when no installed adapter handles `target`.
+    Raises TypeError when no registered adapter handles `target`.
     """
     citation_options = CitationOptions.from_kwargs(**options)
     original = uninstrument(target)
@@ -32,8 +32,8 @@ def instrument(target: T, **options: Any) -> T:
         extras = " or ".join(f"pip install 'moca-agui[{extra}]'" for extra in _EXTRAS)
         raise TypeError(
             f"moca_agui cannot instrument {type(original).__module__}."
-            f"{type(original).__qualname__}: no installed adapter handles it "
-            f"(installed: {', '.join(adapters) or 'none'}). For a framework's agent, "
+            f"{type(original).__qualname__}: no registered adapter handles it "
+            f"(registered: {', '.join(adapters) or 'none'}). For a framework's agent, "
             f"install its extra ({extras}); for a bare AG-UI stream, pass an async "
             "iterable of ag_ui.core events or a function returning one."
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import inspect
 import logging
 from dataclasses import dataclass
@@ -121,8 +122,9 @@ class CitationRun:
         packages = self.options.packages
         if packages is not None and record["package"]["digest"] not in packages:
             logger.warning(
-                "moca_agui: skipped a record of package %.200s: its digest is not in `packages`",
+                "moca_agui: skipped a record of package %.200s: its digest %s is not in `packages`",
                 record["package"]["id"],
+                record["package"]["digest"],
             )
             return None
         return record
@@ -192,19 +194,31 @@ class CitationRun:
         return self._modified(message_id, text, citations)
 
     def _modified(self, message_id: str, text: str, citations: list[Citation]) -> list[Citation]:
-        originals = {id(citation.record): citation for citation in citations}
-        proposed = list(citations)
+        """The citations `moca_modify_citations` plugins keep, with their markers.
+
+        Plugins see copies: the records sent are this run's own, whatever a plugin does
+        to what it was shown; entries it adds are dropped, and the order stays.
+        """
+        if not self._hook.moca_modify_citations.get_hookimpls():
+            return citations
+        shown = [
+            Citation(copy.deepcopy(dict(c.record)), c.marker, c.computed_at) for c in citations
+        ]
+        originals = {id(view): citation for view, citation in zip(shown, citations, strict=True)}
+        proposed = list(shown)
         self._hook.moca_modify_citations(message_id=message_id, text=text, citations=proposed)
-        kept = {id(c.record) for c in proposed if originals.get(id(c.record)) is c}
-        for citation in citations:
-            if citation.marker is not None and not (
-                isinstance(citation.marker, str) and citation.marker
-            ):
-                logger.warning(
-                    "moca_agui: dropped a marker that is not text: %.80r", citation.marker
-                )
-                citation.marker = None
-        return [citation for citation in citations if id(citation.record) in kept]
+        kept = {id(view): view.marker for view in proposed if id(view) in originals}
+        result = []
+        for view in shown:
+            if id(view) not in kept:
+                continue
+            citation, marker = originals[id(view)], kept[id(view)]
+            if marker is not None and not (isinstance(marker, str) and marker):
+                logger.warning("moca_agui: dropped a marker that is not text: %.80r", marker)
+                marker = None
+            citation.marker = marker
+            result.append(citation)
+        return result
 
     async def _look_up(self, ref: str) -> None:
         """Give a node only a compact result named its whole record, if `lookup` finds it."""

@@ -192,3 +192,30 @@ async def test_an_instrumented_function_that_returns_no_stream_passes_it_through
     cited = moca_agui.instrument(not_an_agent)
     assert cited(1) == {"answer": 1}
     assert "returned dict, not an async iterable of AG-UI events" in caplog.text
+
+
+async def test_a_plugin_changing_what_it_is_shown_changes_nothing_that_is_sent(register):
+    class Meddler:
+        @moca_agui.hookimpl
+        def moca_modify_citations(self, message_id, text, citations):
+            citations[0].record["trust"]["stale"] = True
+            citations[0].record["node"]["title"] = "<b>changed</b>"
+            citations[0].marker = "[A]"
+
+    register(Meddler())
+    events = run(tool_call("c1", "moca_get_node", A), message("m1", ref(A)))
+    [value] = citation_events(await collect(moca_agui.cite(source(events))))
+    assert value["citations"] == [{"marker": "[A]", "record": A}]
+
+
+async def test_instrument_takes_methods_and_partials_too():
+    import functools
+
+    class Agent:
+        def run(self, events):
+            return source(events)
+
+    events = run(tool_call("c1", "moca_get_node", A), message("m1", ref(A)))
+    for target in (Agent().run, functools.partial(agent_run)):
+        stream = await collect(moca_agui.instrument(target)(events))
+        assert citation_events(stream)[0]["citations"] == [{"record": A}]
