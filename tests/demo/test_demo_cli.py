@@ -19,7 +19,7 @@ import pytest
 from moca_agui.check import check_events
 from moca_agui.demo.model import KNOWN_QUESTIONS
 from moca_agui.demo.server import FRAMEWORKS, FrameworkUnavailable, ask, build, load_framework
-from support import assert_valid_stream, citation_events
+from support import ROOT, assert_valid_stream, citation_events
 
 MOCA_AGUI = str(Path(sys.executable).with_name("moca-agui"))
 HANDBOOK = "https://example.org/moca/fernhollow-apiary@3.0.0#"
@@ -47,6 +47,22 @@ def test_one_question_prints_the_wire_stream_and_exits_0() -> None:
         ("[1]", HANDBOOK + "hive-registration.md"),
         ("[2]", HANDBOOK + "hive-placement.md"),
     ]
+
+
+def _readme_section(title: str) -> str:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    return readme.split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_readme_offers_a_pypi_install_only_once_released() -> None:
+    """moca-agui has no release on PyPI: the command that works is the install from a clone."""
+    quickstart = _readme_section("Quickstart")
+    first = quickstart.split("```bash\n", 1)[1].splitlines()[0]
+    assert first.startswith("pip install -e '.[all,test]'")
+    assert "once released" in first
+    install = _readme_section("Install")
+    assert "no release on PyPI yet" in install.split("```", 1)[0]
+    assert "pip install -e '.[all]'" in install
 
 
 def _stream(framework: str, question: str) -> list[dict[str, Any]]:
