@@ -21,7 +21,7 @@ import pytest
 import uvicorn
 
 import moca_agui
-from moca_agui.client import trust_badges
+from moca_agui.client import Conversation, trust_badges
 from moca_agui.demo.frameworks.ag_ui import build_app
 from moca_agui.demo.reader import DemoReader, load_records
 from moca_agui.demo.server import demo_app
@@ -331,6 +331,32 @@ def test_the_page_computes_badges_as_moca_agui_does(browser: WebDriver, base_url
         ("Reviewed: rejected (signed)", "warning"), ("Reviewed: Approved (signed)", "good"),
         ("Reviewed: accurate (signed)", "good"), ("Reviewed: meh (signed)", "warning"),
     ]  # fmt: skip
+
+
+def test_chunks_are_read_as_moca_agui_reads_them(browser: WebDriver, base_url: str) -> None:
+    """A TEXT_MESSAGE_CHUNK may leave out messageId: it continues the chunked message until
+    another event; chunks of a user message are not an answer."""
+    browser.get(base_url + "/")
+    events: list[dict[str, Any]] = [
+        {"type": "TEXT_MESSAGE_CHUNK", "messageId": "c1", "role": "assistant", "delta": "Hel"},
+        {"type": "TEXT_MESSAGE_CHUNK", "delta": "lo [1]."},
+        {"type": "TEXT_MESSAGE_CHUNK", "messageId": "u1", "role": "user", "delta": "Hi"},
+        {"type": "TEXT_MESSAGE_CHUNK", "delta": " there"},
+        {"type": "STEP_FINISHED", "stepName": "answer"},
+        {"type": "TEXT_MESSAGE_CHUNK", "delta": "orphan"},  # no message to continue
+        {"type": "CUSTOM", "name": "moca.citations", "value": {"version": 1, "messageId": "c1",
+         "citations": [{"marker": "[1]", "record": BY_REF[HANDBOOK + "queen-marking.md"]}]}},
+    ]  # fmt: skip
+    browser.execute_script("arguments[0].forEach(handleEvent)", events)
+    shown = [
+        (m.get_attribute("data-message-id"), m.find_element(By.CSS_SELECTOR, ".text").text)
+        for m in browser.find_elements(By.CSS_SELECTOR, ".message.assistant")
+    ]
+    conversation = Conversation()
+    for event in events:
+        conversation.feed(event)
+    assert shown == [(m.id, m.text) for m in conversation.messages()] == [("c1", "Hello [1].")]
+    assert [a.text for a in browser.find_elements(By.CSS_SELECTOR, "a.cite")] == ["[1]"]
 
 
 def _broken_records() -> list[dict[str, Any]]:

@@ -253,7 +253,9 @@ function renderAnswer(container, text, sources) {
 
 // -- the run --------------------------------------------------------------------------
 
-const state = { messages: new Map(), answers: 0 };
+// messages: assistant message id -> its bubble; roles: message id -> the first role given;
+// chunkId: the message a TEXT_MESSAGE_CHUNK without messageId continues (until another event).
+const state = { messages: new Map(), roles: new Map(), chunkId: null, answers: 0 };
 
 function setStatus(text) {
   document.getElementById("status").textContent = text;
@@ -318,11 +320,18 @@ function assistantMessage(id) {
 }
 
 function handleEvent(event) {
+  if (event.type !== "TEXT_MESSAGE_CHUNK") state.chunkId = null; // any other event ends a chunk run
   switch (event.type) {
     case "TEXT_MESSAGE_START":
     case "TEXT_MESSAGE_CHUNK": {
-      const id = event.messageId;
-      if (!isString(id) || (event.role && event.role !== "assistant")) break;
+      let id = event.messageId;
+      if (event.type === "TEXT_MESSAGE_CHUNK") {
+        id = id || state.chunkId; // a continuation chunk may leave messageId out
+        state.chunkId = id;
+      }
+      if (!isString(id)) break;
+      if (event.role && !state.roles.has(id)) state.roles.set(id, event.role);
+      if ((state.roles.get(id) || "assistant") !== "assistant") break;
       const message = assistantMessage(id);
       if (isString(event.delta)) appendText(message, event.delta);
       break;
