@@ -375,8 +375,9 @@ def _evidence_badges(evidence: Sequence[Mapping[str, Any]]) -> list[Badge]:
 
 
 def safe_url(value: object) -> str | None:
-    """`value` if it is an absolute http(s) URL safe to link to, else None."""
-    if not isinstance(value, str) or any(ord(c) < 0x21 or c in "\\\"'<>`" for c in value):
+    """`value` if it is an absolute http(s) URL safe to link to, else None: no spaces,
+    control characters (DEL too), quotes, backslashes or angle brackets in it."""
+    if not isinstance(value, str) or any(ord(c) < 0x21 or c in "\\\"'<>`\x7f" for c in value):
         return None
     try:
         parts = urlsplit(value)

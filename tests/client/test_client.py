@@ -331,6 +331,10 @@ def test_the_rendered_record_shows_package_version_ref_and_badges() -> None:
         ("https://", False),
         ('https://example.org/"onmouseover="x', False),
         ("https://exa mple.org", False),
+        ("https://example.org/a\x7fb", False),  # DEL, a control character
+        ("https://example.org/\x00", False),
+        ("https://example.org/\x1f", False),
+        ("https://example.org/caf\u00e9", True),
         (None, False),
         (42, False),
     ],

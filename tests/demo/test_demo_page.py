@@ -21,7 +21,7 @@ import pytest
 import uvicorn
 
 import moca_agui
-from moca_agui.client import Conversation, trust_badges
+from moca_agui.client import Conversation, safe_url, trust_badges
 from moca_agui.demo.frameworks.ag_ui import build_app
 from moca_agui.demo.reader import DemoReader, load_records
 from moca_agui.demo.server import demo_app
@@ -357,6 +357,18 @@ def test_chunks_are_read_as_moca_agui_reads_them(browser: WebDriver, base_url: s
         conversation.feed(event)
     assert shown == [(m.id, m.text) for m in conversation.messages()] == [("c1", "Hello [1].")]
     assert [a.text for a in browser.find_elements(By.CSS_SELECTOR, "a.cite")] == ["[1]"]
+
+
+def test_the_page_links_the_urls_moca_agui_links(browser: WebDriver, base_url: str) -> None:
+    browser.get(base_url + "/")
+    urls = [
+        "https://example.org/a?b=c#d", "HTTP://example.org", "javascript:alert(1)",
+        " https://example.org", "https://example.org/a\x7fb", "https://example.org/\x00",
+        "https://example.org/caf\u00e9", "//example.org", "https://", 'https://e.org/"x', None,
+    ]  # fmt: skip
+    linked = browser.execute_script("return arguments[0].map(safeUrl)", urls)
+    assert linked == [safe_url(url) for url in urls]
+    assert linked.count(None) == 8
 
 
 def _broken_records() -> list[dict[str, Any]]:
