@@ -95,7 +95,11 @@ def demo_app(service: ASGIApp) -> Starlette:
         body = files("moca_agui.demo").joinpath("static", name).read_bytes()
         return Response(body, media_type=media_type, headers=_page_headers())
 
+    async def no_icon(request: Request) -> Response:  # browsers ask; the page has none
+        return Response(status_code=204, headers=_page_headers())
+
     routes: list[Route | Mount] = [Route(path, static, methods=["GET"]) for path in _STATIC]
+    routes.append(Route("/favicon.ico", no_icon, methods=["GET"]))
     routes.append(Mount("", app=service))
     return Starlette(routes=routes)
 

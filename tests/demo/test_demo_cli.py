@@ -142,6 +142,8 @@ def test_without_a_question_it_serves_the_page_and_the_endpoint() -> None:
         for asset, kind in [("/client.js", "text/javascript"), ("/style.css", "text/css")]:
             response = httpx.get(base + asset, timeout=5)
             assert response.headers["content-type"].startswith(kind)
+        icon = httpx.get(base + "/favicon.ico", timeout=5)  # browsers ask for it: no 404
+        assert (icon.status_code, icon.content) == (204, b"")
         body = {
             "threadId": "t",
             "runId": "r",

@@ -216,6 +216,8 @@ def test_a_hostile_record_renders_inert(browser: WebDriver, base_url: str) -> No
         }"""
     )
     assert page["pwned"] is None
+    severe = [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert severe == []  # no failed request (a favicon 404 was one)
     assert page["scripts"] == [base_url + "/client.js"]
     assert page["images"] == 0
     assert page["handlers"] == []
