@@ -10,7 +10,7 @@ import nox
 
 nox.options.default_venv_backend = "venv"
 nox.options.reuse_existing_virtualenvs = True
-nox.options.sessions = ["tests", "lint", "types"]
+nox.options.sessions = ["tests", "tests-ag-ui-0.1", "lint", "types"]
 
 PYTHON = "3.11"
 
@@ -23,10 +23,13 @@ def tests(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON, name="tests-ag-ui-0.1")
-def tests_ag_ui_01(session: nox.Session) -> None:
-    """The core and the bare-SDK adapter on ag-ui-protocol 0.1.x."""
-    session.install("-e", ".[test]", "ag-ui-protocol>=0.1.10,<0.2")
-    session.run("pytest", "tests/core", *session.posargs)
+@nox.parametrize(
+    "pin", ["ag-ui-protocol==0.1.10", "ag-ui-protocol>=0.1.10,<0.2"], ids=["0.1.10", "0.1-newest"]
+)
+def tests_ag_ui_01(session: nox.Session, pin: str) -> None:
+    """The core, the bare-SDK adapter and the adversarial suite on ag-ui-protocol 0.1.x."""
+    session.install("-e", ".[test]", pin)
+    session.run("pytest", "tests/core", "tests/adversarial", *session.posargs)
 
 
 @nox.session(python=PYTHON, name="llama-index-0.5")

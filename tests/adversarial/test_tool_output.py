@@ -67,7 +67,9 @@ def hostile_run(content: Any, *, tool: str = "moca_get_node", text: str = "") ->
     return run(
         reader_call("call-good", json.dumps(GOOD)),
         reader_call("call-hostile", content, tool),
-        answer("answer-1", "Refunds: see ", f"{ref(GOOD)} and [{BAD_REF}].", text),
+        answer(
+            "answer-1", "Refunds: see ", f"{ref(GOOD)} and [{BAD_REF}].", *([text] if text else [])
+        ),
     )
 
 
