@@ -165,7 +165,7 @@ def parse(fragment: str) -> Elements:
 
 ALLOWED_TAGS = {"article", "header", "span", "h3", "p", "code", "ul", "li", "a", "q"}
 ALLOWED_TAGS |= {"details", "summary", "pre"}
-ALLOWED_ATTRIBUTES = {"class", "data-ref", "data-badge", "title", "href", "rel"}
+ALLOWED_ATTRIBUTES = {"class", "data-ref", "data-badge", "data-detail", "title", "href", "rel"}
 
 
 async def test_the_client_renders_hostile_records_inert() -> None:
