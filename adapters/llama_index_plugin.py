@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import inspect
 import sys
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from moca_agui import CitationOptions, hookimpl
 
@@ -64,7 +65,7 @@ def _is_router(target: object) -> bool:
     )
 
 
-def _is_factory(target: object) -> bool:
+def _is_factory(target: object) -> TypeGuard[Callable[[], Any]]:
     """A callable taking no argument, as `get_ag_ui_workflow_router` calls its factory."""
     if isinstance(target, type) or not callable(target) or inspect.isasyncgenfunction(target):
         return False
