@@ -15,17 +15,15 @@ in the parent's own per-run `active_run`.
 
 from __future__ import annotations
 
-import dataclasses
-import functools
 import logging
 from collections.abc import AsyncGenerator
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 from ag_ui.core import BaseEvent, RunAgentInput
 from ag_ui_langgraph import LangGraphAgent  # type: ignore[import-untyped]
 
 import moca_agui
-from moca_agui import CitationOptions, cite
+from moca_agui import CitationOptions, cite, citing_copy, options_of
 
 from ._langgraph_run import LangGraphRun, watch
 
@@ -48,13 +46,11 @@ class CitingAgent(LangGraphAgent):  # type: ignore[misc]
 
     def clone(self) -> CitingAgent:
         """A fresh instrumented clone of the original agent, with the same options."""
-        options = self.moca_agui_options
-        kwargs = {field.name: getattr(options, field.name) for field in dataclasses.fields(options)}
-        return moca_agui.instrument(moca_agui.uninstrument(self), **kwargs)
+        return citing(moca_agui.uninstrument(self), options_of(self))
 
     async def run(self, input: RunAgentInput) -> AsyncGenerator[BaseEvent, None]:
         """The parent's events of one run, plus its `moca.citations` events."""
-        run = LangGraphRun(self.moca_agui_options, input)
+        run = LangGraphRun(options_of(self), input)
         async for event in cite(run.observe(super().run(input), self), run=run):
             yield event
 
@@ -70,21 +66,8 @@ class CitingAgent(LangGraphAgent):  # type: ignore[misc]
 
 def citing(agent: A, options: CitationOptions) -> A:
     """A fresh clone of `agent` (a `LangGraphAgent`) that sends `moca.citations` events."""
-    if isinstance(agent, CitingAgent):
-        raise TypeError(
-            "this agent is instrumented already; moca_agui.instrument(agent) works on it "
-            "only when it was made by moca_agui.instrument"
-        )
-    twin = agent.clone()  # type: ignore[attr-defined]
-    twin.__class__ = _citing_class(type(twin))  # type: ignore[arg-type]
-    twin.moca_agui_options = options
-    return cast(A, twin)
+    return citing_copy(agent, CitingAgent, options, copy=_clone)
 
 
-@functools.cache
-def _citing_class(agent_class: type[Any]) -> type[CitingAgent]:
-    """`agent_class` with `CitingAgent` mixed in first (made once per class)."""
-    if agent_class is LangGraphAgent:
-        return CitingAgent
-    name = f"Citing{agent_class.__name__}"
-    return cast(type[CitingAgent], type(name, (CitingAgent, agent_class), {}))
+def _clone(agent: Any) -> Any:
+    return agent.clone()

@@ -3,18 +3,14 @@ AGUIChatWorkflow subclass, or an AGUIChatWorkflow instance."""
 
 from __future__ import annotations
 
-import copy
-import functools
-import inspect
 import logging
-import types
 from collections.abc import Awaitable, Callable
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 from llama_index.core.workflow import Workflow
 from llama_index.protocols.ag_ui.agent import AGUIChatWorkflow  # type: ignore[import-untyped]
 
-from moca_agui import CitationOptions
+from moca_agui import CitationOptions, citing_class, citing_copy, citing_factory
 
 from ._llama_index_workflow import CitingWorkflow
 
@@ -28,49 +24,24 @@ Factory = Callable[[], Awaitable[Workflow] | Workflow]
 
 def cited_workflow_class(cls: type[W], options: CitationOptions) -> type[W]:
     """A subclass of `cls` (an AGUIChatWorkflow subclass) whose runs send citations."""
-    bases = (cls,) if issubclass(cls, CitingWorkflow) else (CitingWorkflow, cls)
-    namespace = {
-        "__module__": cls.__module__,
-        "__qualname__": cls.__qualname__,
-        "__doc__": cls.__doc__,
-        "_moca_options": options,
-    }
-    cited = types.new_class(cls.__name__, bases, exec_body=lambda ns: ns.update(namespace))
-    steps: dict[str, Any] = cast(Any, cited)._step_functions
-    steps.update(cls._step_functions)  # free-function steps added with `cls.add_step`
-    return cited
+    return _with_free_steps(citing_class(cls, CitingWorkflow, options), cls)
 
 
-def cited_workflow(
-    workflow: W, options: CitationOptions, classes: dict[type, type] | None = None
-) -> W:
+def cited_workflow(workflow: W, options: CitationOptions) -> W:
     """A copy of `workflow` (an AGUIChatWorkflow) whose runs send citations.
 
     The copy shares the original's LLM, tools and settings; the original is unchanged.
-    `classes` caches the cited class of each workflow class (one per factory).
     """
-    cited = copy.copy(workflow)
-    if not isinstance(cited, CitingWorkflow):
-        cls = type(workflow)
-        if classes is None:
-            cited.__class__ = cited_workflow_class(cls, options)
-        else:
-            if cls not in classes:
-                classes[cls] = cited_workflow_class(cls, options)
-            cited.__class__ = classes[cls]
+    cited = citing_copy(workflow, CitingWorkflow, options)
+    _with_free_steps(type(cited), type(workflow))
     vars(cited).pop("_moca_agui_runs", None)  # run state is never shared with the original
-    cited._moca_options = options  # type: ignore[attr-defined]
     return cited
 
 
 def cited_factory(factory: Factory, options: CitationOptions) -> Factory:
     """A workflow factory for `get_ag_ui_workflow_router` whose workflows send citations."""
-    classes: dict[type, type] = {}
 
-    @functools.wraps(factory)
-    async def cited() -> Workflow:
-        made = factory()  # an `async def` factory, or a function returning an awaitable
-        workflow: Workflow = await made if inspect.isawaitable(made) else made
+    def cite_made(workflow: Any) -> Any:
         if not isinstance(workflow, AGUIChatWorkflow):
             logger.warning(
                 "moca_agui: %s returned a %s, not an AGUIChatWorkflow: no citations for "
@@ -80,6 +51,14 @@ def cited_factory(factory: Factory, options: CitationOptions) -> Factory:
                 type(workflow).__qualname__,
             )
             return workflow
-        return cited_workflow(cast(Workflow, workflow), options, classes)
+        return cited_workflow(workflow, options)
 
+    return citing_factory(factory, cite_made)
+
+
+def _with_free_steps(cited: type[W], cls: type[Workflow]) -> type[W]:
+    """`cited` with the free-function steps added to `cls` by `cls.add_step`: LlamaIndex
+    keeps those per class, and a subclass starts with none."""
+    if cited is not cls:
+        cited._step_functions.update(cls._step_functions)  # type: ignore[attr-defined]
     return cited

@@ -95,7 +95,7 @@ class CitingWorkflow(AGUIChatWorkflow):  # type: ignore[misc]
     """
 
     #: What `moca_agui.instrument` was told; set on the class or on one instance.
-    _moca_options: CitationOptions = CitationOptions()
+    moca_agui_options: CitationOptions = CitationOptions()
 
     # -- steps -----------------------------------------------------------------------
 
@@ -158,7 +158,7 @@ class CitingWorkflow(AGUIChatWorkflow):  # type: ignore[misc]
 
     def _start_run(self, ctx: Context) -> _RunState | None:
         try:
-            state = _RunState(CitationRun(self._moca_options))
+            state = _RunState(CitationRun(self.moca_agui_options))
             self._runs()[ctx.store] = state
             return state
         except Exception:
@@ -187,12 +187,8 @@ class CitingWorkflow(AGUIChatWorkflow):  # type: ignore[misc]
     async def _send_citations(self, ctx: Context, state: _RunState) -> None:
         try:
             self._runs().pop(ctx.store, None)
-            for message_id in state.citations.message_ids():
-                event = await state.citations.event_for(message_id)
-                if event is not None:
-                    ctx.write_event_to_stream(
-                        CustomWorkflowEvent(name=event.name, value=event.value)
-                    )
+            for event in await state.citations.citation_events():
+                ctx.write_event_to_stream(CustomWorkflowEvent(name=event.name, value=event.value))
         except Exception:
             logger.exception("moca_agui: no citations sent for this run; the answer is unchanged")
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import types
 from collections.abc import AsyncIterator, Mapping
 from functools import partial
 from typing import Any, ClassVar, TypeVar, cast
@@ -20,7 +19,7 @@ from typing import Any, ClassVar, TypeVar, cast
 from pydantic_ai.messages import FunctionToolResultEvent, ToolReturnPart
 from pydantic_ai.ui.ag_ui import AGUIAdapter
 
-from moca_agui import CitationOptions, CitationRun, cite, tap
+from moca_agui import CitationOptions, CitationRun, cite, citing_class, citing_copy, options_of, tap
 
 __all__ = ["CitingAdapter", "instrumented"]
 
@@ -37,11 +36,11 @@ class CitingAdapter(AGUIAdapter[Any, Any]):
     exactly what the parent takes.
     """
 
-    moca_options: ClassVar[CitationOptions] = CitationOptions()
+    moca_agui_options: ClassVar[CitationOptions] = CitationOptions()
 
     def transform_stream(self, stream: AsyncIterator[Any], *args: Any, **kwargs: Any) -> Any:
         """The parent's AG-UI events, plus the run's `moca.citations` events."""
-        run = CitationRun(self.moca_options)
+        run = CitationRun(options_of(self))
         run.reads_tool_call_results = False  # each tool's raw value is captured instead
         events = super().transform_stream(tap(stream, partial(_capture, run)), *args, **kwargs)
         return cite(events, run=run)
@@ -56,32 +55,17 @@ def _capture(run: CitationRun, event: object) -> None:
         return  # a retry prompt or a failed call: the Reader answered nothing to cite
     metadata = part.metadata
     result = part if isinstance(metadata, Mapping) and "moca_citation" in metadata else part.content
-    run.capture(part.tool_name, result)
+    run.capture(part.tool_name, result, tool_call_id=part.tool_call_id)
 
 
 def instrumented(target: T, options: CitationOptions) -> T:
     """A citing copy of an `AGUIAdapter` subclass or instance, with `options`."""
     if isinstance(target, type):
-        return cast(T, _citing_class(target, options))
-    adapter = cast(AGUIAdapter[Any, Any], target)
-    citing = _citing_class(type(adapter), options)
+        return cast(T, citing_class(target, CitingAdapter, options))
+    return citing_copy(target, CitingAdapter, options, copy=_copy)
+
+
+def _copy(adapter: Any) -> Any:
+    """A new adapter with the same init fields (a dataclass: fields differ between versions)."""
     fields = {f.name: getattr(adapter, f.name) for f in dataclasses.fields(adapter) if f.init}
-    return cast(T, citing(**fields))
-
-
-def _citing_class(adapter: type[Any], options: CitationOptions) -> type[CitingAdapter]:
-    plain = vars(adapter).get("_moca_plain", adapter)  # a class made here: start over
-    bases: tuple[Any, ...]
-    if issubclass(plain, CitingAdapter):  # a subclass of a citing class: only options change
-        name, bases = plain.__name__, (plain,)
-    elif plain.__parameters__:  # e.g. AGUIAdapter itself: stays subscriptable
-        name, bases = f"Citing{plain.__name__}", (CitingAdapter, plain[plain.__parameters__])
-    else:
-        name, bases = f"Citing{plain.__name__}", (CitingAdapter, plain)
-
-    def body(namespace: dict[str, Any]) -> None:
-        namespace.update(
-            __module__=__name__, __qualname__=name, moca_options=options, _moca_plain=plain
-        )
-
-    return cast(type[CitingAdapter], types.new_class(name, bases, exec_body=body))
+    return type(adapter)(**fields)

@@ -3,12 +3,11 @@ or a function returning one (an agent's run function), and cites what it yields.
 
 from __future__ import annotations
 
-import functools
 import logging
 from collections.abc import AsyncIterable, Callable
 from typing import Any
 
-from moca_agui import CitationOptions, CitationRun, cite, hookimpl
+from moca_agui import CitationOptions, CitationRun, cite, citing_factory, hookimpl
 
 __all__ = ["cited"]
 
@@ -18,9 +17,7 @@ logger = logging.getLogger("moca_agui")
 def cited(function: Callable[..., Any], options: CitationOptions) -> Callable[..., Any]:
     """Wrap a function that returns (or is) an async generator of events."""
 
-    @functools.wraps(function)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        events = function(*args, **kwargs)
+    def cite_made(events: object) -> object:
         if not isinstance(events, AsyncIterable):  # not a stream: it flows on, uncited
             logger.warning(
                 "moca_agui: %s returned %s, not an async iterable of AG-UI events: no "
@@ -32,7 +29,7 @@ def cited(function: Callable[..., Any], options: CitationOptions) -> Callable[..
             return events
         return cite(events, run=CitationRun(options))
 
-    return wrapper
+    return citing_factory(function, cite_made)
 
 
 @hookimpl(trylast=True)
@@ -42,3 +39,11 @@ def moca_instrument(target: object, options: CitationOptions) -> object | None:
     if callable(target) and not isinstance(target, type):  # a function, method or partial
         return cited(target, options)
     return None
+
+
+@hookimpl
+def moca_install_hint() -> str:
+    return (
+        "a bare AG-UI stream: an async iterable of ag_ui.core events, or a function "
+        "returning one (no extra needed)"
+    )

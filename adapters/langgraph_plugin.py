@@ -10,7 +10,7 @@ import sys
 
 from moca_agui import CitationOptions, hookimpl
 
-__all__ = ["moca_instrument"]
+__all__ = ["moca_install_hint", "moca_instrument"]
 
 
 @hookimpl
@@ -33,3 +33,8 @@ def moca_instrument(target: object, options: CitationOptions) -> object | None:
             "graph: agent = moca_agui.instrument(LangGraphAgent(name=..., graph=graph))"
         )
     return None
+
+
+@hookimpl
+def moca_install_hint() -> str:
+    return "a LangGraph `LangGraphAgent` (ag-ui-langgraph): pip install 'moca-agui[langgraph]'"

@@ -78,3 +78,11 @@ def _is_factory(target: object) -> TypeGuard[Callable[[], Any]]:
         or parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD)
         for parameter in signature.parameters.values()
     )
+
+
+@hookimpl
+def moca_install_hint() -> str:
+    return (
+        "a LlamaIndex `AGUIChatWorkflow`, subclass or workflow factory: "
+        "pip install 'moca-agui[llama-index]'"
+    )

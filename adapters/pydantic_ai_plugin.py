@@ -10,7 +10,7 @@ import sys
 
 from moca_agui import CitationOptions, hookimpl
 
-__all__ = ["moca_instrument"]
+__all__ = ["moca_install_hint", "moca_instrument"]
 
 
 @hookimpl
@@ -32,3 +32,8 @@ def moca_instrument(target: object, options: CitationOptions) -> object | None:
             "`from pydantic_ai.ui.ag_ui import AGUIAdapter`"
         )
     return None
+
+
+@hookimpl
+def moca_install_hint() -> str:
+    return "a Pydantic AI `AGUIAdapter` class or instance: pip install 'moca-agui[pydantic-ai]'"

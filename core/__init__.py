@@ -12,6 +12,7 @@ from ._records import InvalidRecord, as_record
 from ._references import Mention
 from ._run import CitationRun
 from ._stream import cite, tap
+from ._variants import citing_class, citing_copy, citing_factory, options_of
 from .hookspecs import hookimpl
 
 __all__ = [
@@ -26,8 +27,12 @@ __all__ = [
     "Mention",
     "as_record",
     "cite",
+    "citing_class",
+    "citing_copy",
+    "citing_factory",
     "hookimpl",
     "instrument",
+    "options_of",
     "tap",
     "uninstrument",
 ]

@@ -20,7 +20,7 @@ def moca_is_reader_tool(tool_name: str, options: CitationOptions) -> bool:
 
 
 @hookimpl(trylast=True)
-def moca_reader_items(tool_name: str, result: object) -> list[ReaderItem]:
+def moca_reader_items(tool_name: str, result: object, options: CitationOptions) -> list[ReaderItem]:
     return reader_items(result)
 
 

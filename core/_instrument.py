@@ -12,8 +12,8 @@ __all__ = ["instrument", "uninstrument"]
 
 T = TypeVar("T")
 
-_EXTRAS = ("langgraph", "pydantic-ai", "llama-index")
-_ORIGINAL = "__moca_agui_original__"
+#: Where an instrumented object keeps the one it was made from.
+ORIGINAL_ATTRIBUTE = "__moca_agui_original__"
 
 
 def instrument(target: T, **options: Any) -> T:
@@ -29,17 +29,15 @@ def instrument(target: T, **options: Any) -> T:
     result = manager.hook.moca_instrument(target=original, options=citation_options)
     if result is None:
         adapters = sorted(impl.plugin_name for impl in manager.hook.moca_instrument.get_hookimpls())
-        extras = " or ".join(f"pip install 'moca-agui[{extra}]'" for extra in _EXTRAS)
+        hints = "".join(f"\n- {hint}" for hint in manager.hook.moca_install_hint() if hint)
         raise TypeError(
             f"moca_agui cannot instrument {type(original).__module__}."
             f"{type(original).__qualname__}: no registered adapter handles it "
-            f"(registered: {', '.join(adapters) or 'none'}). For a framework's agent, "
-            f"install its extra ({extras}); for a bare AG-UI stream, pass an async "
-            "iterable of ag_ui.core events or a function returning one."
+            f"(registered: {', '.join(adapters) or 'none'}). The adapters instrument:{hints}"
         )
     # An async generator takes no attribute: there is nothing to give back then.
     with contextlib.suppress(AttributeError, TypeError):
-        setattr(result, _ORIGINAL, original)
+        setattr(result, ORIGINAL_ATTRIBUTE, original)
     return cast(T, result)
 
 
@@ -47,4 +45,4 @@ def uninstrument(target: T) -> T:
     """The object `instrument` was given, or `target` itself if it is not instrumented."""
     # Only `target`'s own attribute: an instance of an instrumented class inherits the
     # class's, but it is not itself what `instrument` returned.
-    return cast(T, getattr(target, "__dict__", {}).get(_ORIGINAL, target))
+    return cast(T, getattr(target, "__dict__", {}).get(ORIGINAL_ATTRIBUTE, target))

@@ -61,6 +61,8 @@ class CitationRun:
         #: wire is the same result, serialised or cut down (and may be prose).
         self.reads_tool_call_results = True
         self._unresolved: set[str] = set()  # refs with no usable record: never looked up
+        self._muted: set[str] = set()  # messages not to cite: other roles, cited upstream
+        self._sent: set[str] = set()  # messages whose event was made
 
     # -- what the run read -------------------------------------------------------------
 
@@ -76,13 +78,21 @@ class CitationRun:
             known = self._reader_tools[tool_name] = bool(answer)
         return known
 
-    def capture(self, tool_name: str, result: object) -> None:
-        """Take in one tool result; only a Reader tool's result can hold sources."""
+    def capture(self, tool_name: str, result: object, *, tool_call_id: str | None = None) -> None:
+        """Take in one tool result; only a Reader tool's result can hold sources.
+
+        `tool_call_id` is the id of the call that returned it, when the framework gives it.
+        """
         if not self.is_reader_tool(tool_name):
             return
         now = datetime.now(UTC)
         try:
-            items = self._hook.moca_reader_items(tool_name=tool_name, result=result) or []
+            items = (
+                self._hook.moca_reader_items(
+                    tool_name=tool_name, result=result, options=self.options
+                )
+                or []
+            )
         except ValueError as exc:
             logger.warning("moca_agui: skipped a result of %s: %s", tool_name, exc)
             return
@@ -147,7 +157,31 @@ class CitationRun:
         """The whole text of a message so far."""
         return "".join(self._texts.get(message_id, ()))
 
+    def mute(self, message_id: str) -> None:
+        """Never cite this message (another role's, or one cited upstream)."""
+        self._muted.add(message_id)
+
     # -- what the answer cites ---------------------------------------------------------
+
+    async def citation_events(self) -> list[CustomEvent]:
+        """One `moca.citations` event per assistant message with text, in the order the
+        messages began, for each message not muted and not given one before.
+
+        Never raises: a failure is logged and no event is made for the run.
+        """
+        events: list[CustomEvent] = []
+        try:
+            for message_id in self.message_ids():
+                if message_id in self._muted or message_id in self._sent:
+                    continue
+                self._sent.add(message_id)
+                event = await self.event_for(message_id)
+                if event is not None:
+                    events.append(event)
+        except Exception:
+            logger.exception("moca_agui: no citations sent for this run; the answer is unchanged")
+            return []
+        return events
 
     async def event_for(self, message_id: str) -> CustomEvent | None:
         """The `moca.citations` event for one message, or None if it has no text or failed."""

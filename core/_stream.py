@@ -65,7 +65,7 @@ class _Tracker:
     """Follows one stream: message text, tool names, where the run ends."""
 
     __slots__ = (
-        "_chunk_id", "_handlers", "_muted", "_sent", "_started", "_tool_names", "alive", "run",
+        "_chunk_id", "_handlers", "_sent", "_started", "_tool_names", "alive", "run",
     )  # fmt: skip
 
     def __init__(self, run: CitationRun) -> None:
@@ -87,7 +87,6 @@ class _Tracker:
         self.run = run
         self.alive = True  # False once the run ended or the layer failed: pass through only
         self._tool_names: dict[str, str] = {}  # tool call id -> tool name
-        self._muted: set[str] = set()  # ids of messages not to cite (other roles, cited upstream)
         self._sent = False
         self._started = False
         self._chunk_id: str | None = None
@@ -109,18 +108,7 @@ class _Tracker:
         if not self.alive or self._sent:
             return []
         self._sent = True
-        events: list[BaseEvent] = []
-        try:
-            for message_id in self.run.message_ids():
-                if message_id not in self._muted:
-                    event = await self.run.event_for(message_id)
-                    if event is not None:
-                        events.append(event)
-        except Exception:
-            logger.exception("moca_agui: no citations sent for this run; the answer is unchanged")
-            self.alive = False
-            return []
-        return events
+        return list(await self.run.citation_events())
 
     def _run_started(self, event: Any) -> bool:
         if self._started:  # a new run in the same stream starts clean
@@ -133,7 +121,7 @@ class _Tracker:
 
     def _text_start(self, event: Any) -> bool:
         if event.role not in (None, "assistant"):
-            self._muted.add(event.message_id)
+            self.run.mute(event.message_id)
         return False
 
     def _text_content(self, event: Any) -> bool:
@@ -146,7 +134,7 @@ class _Tracker:
             return False
         self._chunk_id = message_id
         if event.role not in (None, "assistant"):
-            self._muted.add(message_id)
+            self.run.mute(message_id)
         if event.delta:
             self.run.add_text(message_id, event.delta)
         return False
@@ -171,7 +159,7 @@ class _Tracker:
 
     def _custom(self, event: Any) -> bool:
         if event.name == EVENT_NAME and isinstance(event.value, dict):
-            self._muted.add(str(event.value.get("messageId")))  # already cited upstream
+            self.run.mute(str(event.value.get("messageId")))  # already cited upstream
         return False
 
     def _run_finished(self, event: Any) -> bool:

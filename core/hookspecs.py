@@ -42,6 +42,18 @@ def moca_instrument(target: object, options: CitationOptions) -> object | None:
     """
 
 
+@hookspec
+def moca_install_hint() -> str | None:
+    """Return one line naming what this adapter instruments and the install that brings it.
+
+    Called only when `moca_agui.instrument(target)` finds no adapter for `target`: the
+    TypeError it raises lists every plugin's line, so core names no framework, e.g.
+    "a LangGraph LangGraphAgent: pip install 'moca-agui[langgraph]'".
+
+    Not firstresult: every non-None answer is listed.
+    """
+
+
 @hookspec(firstresult=True)
 def moca_is_reader_tool(tool_name: str, options: CitationOptions) -> bool | None:
     """Say whether results of the tool `tool_name` are Reader results.
@@ -55,10 +67,13 @@ def moca_is_reader_tool(tool_name: str, options: CitationOptions) -> bool | None
 
 
 @hookspec(firstresult=True)
-def moca_reader_items(tool_name: str, result: object) -> list[ReaderItem] | None:
+def moca_reader_items(
+    tool_name: str, result: object, options: CitationOptions
+) -> list[ReaderItem] | None:
     """Return the citation records and compact results a Reader tool result holds.
 
-    Called for each result of a Reader tool: `result` is the tool's return value as the
+    Called for each result of a Reader tool, with the run's `options` (an implementation
+    may leave out any argument it does not use): `result` is the tool's return value as the
     framework hands it over (a Python object), or the TOOL_CALL_RESULT content (a JSON
     string, or content parts). Return the candidate records (plain dicts, as the Reader
     produced them; they are validated after this hook) and `CompactResult`s, in the order

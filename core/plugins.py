@@ -5,15 +5,20 @@ from __future__ import annotations
 import functools
 import importlib.metadata
 import logging
+import os
 
 import pluggy
 
 from . import _builtin, hookspecs
 from .hookspecs import hookimpl
 
-__all__ = ["get_plugin_manager", "hookimpl"]
+__all__ = ["AUTOLOAD_ENV", "get_plugin_manager", "hookimpl"]
 
 logger = logging.getLogger("moca_agui")
+
+#: Set to 1 to load no entry point of another distribution (as PYTEST_DISABLE_PLUGIN_AUTOLOAD).
+AUTOLOAD_ENV = "MOCA_AGUI_DISABLE_PLUGIN_AUTOLOAD"
+_OWN_DISTRIBUTION = "moca-agui"
 
 
 @functools.cache
@@ -22,13 +27,20 @@ def get_plugin_manager() -> pluggy.PluginManager:
 
     Holds configuration only (which plugins exist), never the state of a run. A plugin
     whose entry point cannot be imported is skipped with a warning, so one broken
-    third-party plugin does not take the others down.
+    third-party plugin does not take the others down; a plugin implementing a hook that
+    does not exist (a misspelled name) raises `pluggy.PluginValidationError`, as in
+    pytest. With MOCA_AGUI_DISABLE_PLUGIN_AUTOLOAD=1 only moca-agui's own adapters load.
     """
     manager = pluggy.PluginManager("moca_agui")
     manager.add_hookspecs(hookspecs)
     manager.register(_builtin, name="moca_agui.builtin")
+    own_only = os.environ.get(AUTOLOAD_ENV, "") not in ("", "0")
     for entry_point in importlib.metadata.entry_points(group="moca_agui"):
         if manager.get_plugin(entry_point.name) is not None:
+            continue
+        distribution = entry_point.dist.name if entry_point.dist is not None else None
+        if own_only and distribution != _OWN_DISTRIBUTION:
+            logger.debug("moca_agui: %r not loaded: %s is set", entry_point.name, AUTOLOAD_ENV)
             continue
         try:
             plugin = entry_point.load()
@@ -36,4 +48,5 @@ def get_plugin_manager() -> pluggy.PluginManager:
             logger.warning("moca_agui: could not load plugin %r", entry_point.value, exc_info=True)
             continue
         manager.register(plugin, name=entry_point.name)
+    manager.check_pending()
     return manager

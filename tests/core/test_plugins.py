@@ -7,6 +7,7 @@ import textwrap
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
+from pluggy import PluginValidationError
 
 import moca_agui
 from moca_agui import Citation, Mention
@@ -145,44 +146,96 @@ def test_instrument_names_the_installed_adapters_and_the_extras_for_unknown_targ
         assert f"pip install 'moca-agui[{extra}]'" in message_text
 
 
-def test_a_third_party_plugin_from_an_entry_point_instruments_a_new_type(tmp_path, monkeypatch):
-    (tmp_path / "robot_plugin.py").write_text(
-        textwrap.dedent("""
+ROBOT_PLUGIN = """
+import moca_agui
+
+class Robot:
+    pass
+
+class CitingRobot:
+    def __init__(self, robot, options):
+        self.robot, self.options = robot, options
+
+@moca_agui.hookimpl
+def moca_instrument(target, options):
+    if isinstance(target, Robot):
+        return CitingRobot(target, options)
+    return None
+
+@moca_agui.hookimpl
+def moca_install_hint():
+    return "a Robot: pip install robot-plugin"
+"""
+
+
+@pytest.fixture
+def third_party(tmp_path, monkeypatch):
+    """Install a distribution `robot-plugin` declaring one `moca_agui` entry point."""
+
+    def install(source: str) -> None:
+        (tmp_path / "robot_plugin.py").write_text(textwrap.dedent(source))
+        dist = tmp_path / "robot_plugin-1.0.dist-info"
+        dist.mkdir()
+        (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: robot-plugin\nVersion: 1.0\n")
+        (dist / "entry_points.txt").write_text("[moca_agui]\nrobot = robot_plugin\n")
+        monkeypatch.syspath_prepend(str(tmp_path))
+        get_plugin_manager.cache_clear()
+
+    yield install
+    get_plugin_manager.cache_clear()
+    sys.modules.pop("robot_plugin", None)
+
+
+def test_a_third_party_plugin_from_an_entry_point_instruments_a_new_type(third_party):
+    third_party(ROBOT_PLUGIN)
+    import robot_plugin
+
+    robot = robot_plugin.Robot()
+    instrumented = moca_agui.instrument(robot, reader_tools=["ask_robot"])
+    assert isinstance(instrumented, robot_plugin.CitingRobot)
+    assert instrumented.robot is robot
+    assert instrumented.options.reader_tools == frozenset({"ask_robot"})
+    assert moca_agui.uninstrument(instrumented) is robot
+    assert "robot" in dict(get_plugin_manager().list_name_plugin())
+    with pytest.raises(TypeError, match=r"\n- a Robot: pip install robot-plugin"):
+        moca_agui.instrument(object())
+
+
+def test_a_misspelled_hook_fails_loudly_when_citations_are_set_up(third_party):
+    third_party("""
         import moca_agui
 
-        class Robot:
-            pass
-
-        class CitingRobot:
-            def __init__(self, robot, options):
-                self.robot, self.options = robot, options
-
         @moca_agui.hookimpl
-        def moca_instrument(target, options):
-            if isinstance(target, Robot):
-                return CitingRobot(target, options)
+        def moca_instrumnet(target, options):
             return None
     """)
-    )
-    dist = tmp_path / "robot_plugin-1.0.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: robot-plugin\nVersion: 1.0\n")
-    (dist / "entry_points.txt").write_text("[moca_agui]\nrobot = robot_plugin\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    get_plugin_manager.cache_clear()
-    try:
-        import robot_plugin
+    with pytest.raises(PluginValidationError, match="moca_instrumnet"):
+        moca_agui.instrument(agent_run)
 
-        robot = robot_plugin.Robot()
-        instrumented = moca_agui.instrument(robot, reader_tools=["ask_robot"])
-        assert isinstance(instrumented, robot_plugin.CitingRobot)
-        assert instrumented.robot is robot
-        assert instrumented.options.reader_tools == frozenset({"ask_robot"})
-        assert moca_agui.uninstrument(instrumented) is robot
-        assert "robot" in dict(get_plugin_manager().list_name_plugin())
-    finally:
-        get_plugin_manager.cache_clear()
-        sys.modules.pop("robot_plugin", None)
+
+def test_plugin_autoload_can_be_turned_off_for_other_distributions(third_party, monkeypatch):
+    monkeypatch.setenv("MOCA_AGUI_DISABLE_PLUGIN_AUTOLOAD", "1")
+    third_party(ROBOT_PLUGIN)
+    names = dict(get_plugin_manager().list_name_plugin())
+    assert "robot" not in names
+    assert {"ag-ui", "langgraph", "pydantic-ai", "llama-index"} <= names.keys()  # our own
+
+
+async def test_reader_items_plugins_get_the_runs_options(register):
+    seen = []
+
+    class Items:
+        @moca_agui.hookimpl
+        def moca_reader_items(self, tool_name, result, options):
+            seen.append(options.reader_tools)
+
+    register(Items())
+    events = run(tool_call("c1", "kb_get", A), message("m1", ref(A)))
+    [value] = citation_events(
+        await collect(moca_agui.cite(source(events), reader_tools=["kb_get"]))
+    )
+    assert seen == [frozenset({"kb_get"})]
+    assert value["citations"] == [{"record": A}]  # None: the built-in plugin answered
 
 
 async def test_an_instrumented_function_that_returns_no_stream_passes_it_through(caplog):

@@ -72,7 +72,7 @@ async def test_a_plain_function_returning_a_coroutine_is_a_factory_too():
 async def test_a_class_is_subclassed_and_the_original_left_alone():
     cited_class = moca_agui.instrument(AGUIChatWorkflow, include_text=False)
     assert issubclass(cited_class, AGUIChatWorkflow) and cited_class is not AGUIChatWorkflow
-    assert cited_class.__name__ == "AGUIChatWorkflow"
+    assert cited_class.__name__ == "CitingAGUIChatWorkflow"
     assert moca_agui.uninstrument(cited_class) is AGUIChatWorkflow
     instance = cited_class(llm=scripted_llm(*TURNS), backend_tools=reader())
     [value] = citation_events(await run(serving(instance)))

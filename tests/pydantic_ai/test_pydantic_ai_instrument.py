@@ -61,7 +61,7 @@ def test_instrumenting_the_class_is_idempotent_and_reversible():
     assert moca_agui.uninstrument(cited) is AGUIAdapter
     again = moca_agui.instrument(cited, include_text=False)
     assert moca_agui.uninstrument(again) is AGUIAdapter
-    assert again.moca_options.include_text is False
+    assert again.moca_agui_options.include_text is False
     assert [base for base in again.__mro__ if base is CitingAdapter] == [CitingAdapter]
     assert AGUIAdapter.__mro__[0] is AGUIAdapter and not issubclass(AGUIAdapter, CitingAdapter)
 
@@ -100,7 +100,7 @@ def test_instrumenting_an_instance_keeps_every_field_and_is_reversible():
             assert getattr(cited, field.name) is getattr(plain, field.name), field.name
     assert moca_agui.uninstrument(cited) is plain
     again = moca_agui.instrument(cited)
-    assert moca_agui.uninstrument(again) is plain and again.moca_options.include_text is True
+    assert moca_agui.uninstrument(again) is plain and again.moca_agui_options.include_text is True
 
 
 def test_an_instance_of_an_instrumented_class_instruments_as_an_instance():
@@ -108,7 +108,7 @@ def test_an_instance_of_an_instrumented_class_instruments_as_an_instance():
     adapter = cited_class(agent=reader_agent(), run_input=a_run_input())
     assert moca_agui.uninstrument(adapter) is adapter  # made citing, not instrumented
     again = moca_agui.instrument(adapter, include_text=False)
-    assert isinstance(again, CitingAdapter) and again.moca_options.include_text is False
+    assert isinstance(again, CitingAdapter) and again.moca_agui_options.include_text is False
     assert again.agent is adapter.agent and again.run_input is adapter.run_input
     assert type(again).__mro__[1:] == cited_class.__mro__[1:]  # made from AGUIAdapter again
 
