@@ -60,5 +60,5 @@ def _with_free_steps(cited: type[W], cls: type[Workflow]) -> type[W]:
     """`cited` with the free-function steps added to `cls` by `cls.add_step`: LlamaIndex
     keeps those per class, and a subclass starts with none."""
     if cited is not cls:
-        cited._step_functions.update(cls._step_functions)  # type: ignore[attr-defined]
+        cited._step_functions.update(cls._step_functions)
     return cited

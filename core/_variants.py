@@ -43,8 +43,9 @@ def citing_class(cls: type[T], mixin: type, options: CitationOptions) -> type[T]
     plain = uninstrument(cls)
     namespace = {OPTIONS_ATTRIBUTE: options, ORIGINAL_ATTRIBUTE: plain}
     if issubclass(plain, mixin):
-        return _subclass(plain.__name__, (plain,), plain, namespace)
-    return _subclass(f"Citing{plain.__name__}", (mixin, _base(plain)), plain, namespace)
+        return cast(type[T], _subclass(plain.__name__, (plain,), plain, namespace))
+    bases = (mixin, _base(plain))
+    return cast(type[T], _subclass(f"Citing{plain.__name__}", bases, plain, namespace))
 
 
 def citing_copy(
@@ -54,7 +55,7 @@ def citing_copy(
     (made once per class), and `options` are set on the copy. `obj` is left unchanged;
     `uninstrument` of the copy gives it back."""
     twin = copy(obj)
-    twin.__class__ = _mixed(type(twin), mixin)
+    twin.__class__ = _mixed(cast(type, type(twin)), mixin)
     setattr(twin, OPTIONS_ATTRIBUTE, options)
     setattr(twin, ORIGINAL_ATTRIBUTE, obj)
     return twin
@@ -104,7 +105,7 @@ def _base(cls: type) -> Any:
     return cls[parameters] if parameters else cls  # type: ignore[index]
 
 
-def _subclass(name: str, bases: tuple[Any, ...], plain: type, namespace: dict[str, Any]) -> Any:
+def _subclass(name: str, bases: tuple[Any, ...], plain: type, namespace: dict[str, Any]) -> type:
     def body(ns: dict[str, Any]) -> None:
         ns.update(namespace, __module__=plain.__module__, __doc__=plain.__doc__)
         ns["__qualname__"] = name
