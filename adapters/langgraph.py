@@ -12,13 +12,15 @@ content blocks count too.
 
 from __future__ import annotations
 
+from moca_agui._install import pip_install
+
 try:
     import ag_ui_langgraph  # type: ignore[import-untyped]  # noqa: F401
     import langgraph.graph  # noqa: F401
 except ImportError as exc:
     raise ImportError(
         "moca_agui's LangGraph adapter needs ag-ui-langgraph and LangGraph: "
-        f"pip install 'moca-agui[langgraph]' ({exc})"
+        f"{pip_install('langgraph')} ({exc})"
     ) from exc
 
 from ._langgraph_agent import CitingAgent, citing

@@ -11,13 +11,15 @@ MESSAGES_SNAPSHOT gives assistant messages the ids their text streamed with.
 
 from __future__ import annotations
 
+from moca_agui._install import pip_install
+
 try:
     import llama_index.core.workflow
     import llama_index.protocols.ag_ui.agent  # type: ignore[import-untyped]  # noqa: F401
 except ImportError as exc:  # pragma: no cover - depends on what is installed
     raise ImportError(
         "moca_agui.adapters.llama_index needs LlamaIndex's AG-UI protocol: "
-        "pip install 'moca-agui[llama-index]'"
+        f"{pip_install('llama-index')}"
     ) from exc
 
 from ._llama_index_targets import cited_factory, cited_workflow, cited_workflow_class

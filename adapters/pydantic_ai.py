@@ -9,12 +9,14 @@ Reader results are captured from each tool's raw return value (a function tool, 
 
 from __future__ import annotations
 
+from moca_agui._install import pip_install
+
 try:
     import pydantic_ai.ui.ag_ui  # noqa: F401
 except ImportError as exc:
     raise ImportError(
         "moca_agui's Pydantic AI adapter needs Pydantic AI with its AG-UI extra: "
-        f"pip install 'moca-agui[pydantic-ai]' ({exc})"
+        f"{pip_install('pydantic-ai')} ({exc})"
     ) from exc
 
 from ._pydantic_ai import CitingAdapter, instrumented

@@ -4,6 +4,8 @@
 framework's agent into one that sends `moca.citations`, through that framework's adapter.
 """
 
+from importlib.metadata import version as _version
+
 from ._citations import EVENT_NAME, EVENT_VERSION, Citation
 from ._extract import CompactResult
 from ._instrument import instrument, uninstrument
@@ -15,6 +17,8 @@ from ._stream import cite, tap
 from ._variants import citing_class, citing_copy, citing_factory, options_of
 from .hookspecs import hookimpl
 
+__version__ = _version("moca-agui")
+
 __all__ = [
     "DEFAULT_READER_TOOLS",
     "EVENT_NAME",
@@ -25,6 +29,7 @@ __all__ = [
     "CompactResult",
     "InvalidRecord",
     "Mention",
+    "__version__",
     "as_record",
     "cite",
     "citing_class",

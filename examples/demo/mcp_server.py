@@ -3,18 +3,25 @@
     python -m moca_agui.demo.reader
 
 Each tool answers as the reference server does: one text item of pretty-printed JSON,
-with `isError` set when the answer is `{"error": ...}`.
+with `isError` set when the answer is `{"error": ...}`. It runs on mcp 2.x and on mcp
+1.x, so it serves clients that still need mcp 1 (langchain-mcp-adapters 0.3) from the
+same environment.
 """
 
 import inspect
 import json
 from typing import Any, Literal
 
+from moca_agui._install import pip_install
+
+try:
+    from mcp.types import CallToolResult
+except ImportError as exc:  # pragma: no cover - depends on the installed extras
+    raise ImportError(f"the demo's MCP server needs mcp: {pip_install('demo')}") from exc
 try:
     from mcp.server.mcpserver import MCPServer
-    from mcp.types import CallToolResult, TextContent
-except ImportError as exc:  # pragma: no cover - depends on the installed extras
-    raise ImportError("the demo's MCP server needs mcp 2: pip install 'moca-agui[demo]'") from exc
+except ImportError:  # mcp 1.x
+    from mcp.server.fastmcp import FastMCP as MCPServer  # type: ignore[no-redef,import-not-found,attr-defined,unused-ignore]
 
 from .reader import DemoReader, Detail, StructureOp
 
@@ -23,13 +30,15 @@ __all__ = ["mcp_server", "serve_stdio"]
 
 def _answer(value: dict[str, Any]) -> CallToolResult:
     text = json.dumps(value, indent=2, ensure_ascii=False)
-    return CallToolResult(content=[TextContent(type="text", text=text)], is_error="error" in value)
+    # By the wire names: the error flag is `is_error` in mcp 2, `isError` in mcp 1.
+    content = [{"type": "text", "text": text}]
+    return CallToolResult.model_validate({"content": content, "isError": "error" in value})
 
 
 def mcp_server(reader: DemoReader) -> MCPServer:
     """An MCP server whose tools `moca_search`, `moca_get_node` and `moca_structure` are
     `reader`'s, described by the reader's docstrings."""
-    server = MCPServer("moca-agui-demo-reader", version="0.1.0")
+    server = MCPServer("moca-agui-demo-reader")
 
     def moca_search(
         query: str,

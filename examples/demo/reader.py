@@ -10,11 +10,13 @@ Reader it computes `stale` and `inForce` with its clock each time it answers.
     reader.moca_search("register hives", detail="full")     # {"query", "results"}
     reader.get(ref)                                        # a lookup for moca_agui
 
-Run it as a real MCP server over stdio: `python -m moca_agui.demo.reader`.
+Run it as a real MCP server over stdio: `python -m moca_agui.demo.reader` (`--help`
+says how to connect to it).
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import re
@@ -312,11 +314,50 @@ def _compact(record: Mapping[str, Any]) -> dict[str, Any]:
     return compact
 
 
-def main() -> None:
-    """Serve the demo Reader over MCP stdio (needs `pip install 'moca-agui[demo]'`)."""
-    from .mcp_server import serve_stdio
+_HELP = """\
+The demo MOCA Reader as an MCP server over stdio: the reference Reader's tools
+(moca_search, moca_get_node, moca_structure) over the demo's two example packages
+about keeping bees. It speaks MCP (JSON-RPC) on stdin and stdout, so it is not run
+by hand: an MCP client starts it as a subprocess, as it starts the reference Reader
+(the npm package @openmoca/moca-mcp), and talks to it.
+"""
+_CONNECT = """\
+connect to it:
+  MCP client configuration:
+    {"command": "python", "args": ["-m", "moca_agui.demo.reader"]}
+  Python, mcp:
+    StdioServerParameters(command=sys.executable, args=["-m", "moca_agui.demo.reader"])
+  LangGraph, langchain-mcp-adapters:
+    MultiServerMCPClient({"moca": {"transport": "stdio", "command": sys.executable,
+                                   "args": ["-m", "moca_agui.demo.reader"]}})
+  Pydantic AI:
+    MCPToolset(StdioTransport(sys.executable, ["-m", "moca_agui.demo.reader"]))
+The README's "Connecting a real Reader" shows each framework's lines.
+"""
 
-    serve_stdio(DemoReader())
+
+def main(argv: list[str] | None = None) -> None:
+    """Serve the demo Reader over MCP stdio until the client closes the connection."""
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(
+        prog="python -m moca_agui.demo.reader",
+        description=_HELP,
+        epilog=_CONNECT,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.parse_args(argv)
+    from .mcp_server import serve_stdio  # needs mcp (the demo extra)
+
+    if sys.stdin.isatty():  # a person, not an MCP client: say what it is waiting for
+        print(
+            "moca_agui.demo.reader: an MCP server on stdio, waiting for an MCP client; "
+            "Ctrl-C stops it (--help: how to connect)",
+            file=sys.stderr,
+        )
+    with contextlib.suppress(KeyboardInterrupt):
+        serve_stdio(DemoReader())
 
 
 if __name__ == "__main__":

@@ -2,15 +2,21 @@
 
 moca-agui demo --question "Do I need to register my hives?"   # print the event stream
 moca-agui demo                                               # serve the chat page
+
+`example_main` gives each service under `examples/` the same command line.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import errno
 import importlib
 import json
+import socket
+import sys
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from importlib.resources import files
 from typing import Any
 
@@ -22,16 +28,23 @@ from starlette.responses import Response
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp
 
+from moca_agui._install import pip_install
+from moca_agui.cli import port_number
+
 from .reader import DemoReader
 
 __all__ = [
     "FRAMEWORKS",
     "FrameworkUnavailable",
+    "PortUnavailable",
     "ask",
     "build",
     "demo_app",
+    "example_main",
+    "listen",
     "load_framework",
     "print_events",
+    "print_stream",
     "run_input",
     "serve",
     "served",
@@ -60,6 +73,10 @@ class FrameworkUnavailable(RuntimeError):
     """The demo service of a framework cannot be loaded; the message names the fix."""
 
 
+class PortUnavailable(RuntimeError):
+    """The port cannot be listened on; the message names `--port`."""
+
+
 def load_framework(name: str) -> Callable[..., ASGIApp]:
     """The `build_app(reader, **cite_options)` of one framework's demo service."""
     if name not in FRAMEWORKS:
@@ -76,13 +93,10 @@ def load_framework(name: str) -> Callable[..., ASGIApp]:
                 f"this moca-agui has no demo service for {name} yet ({qualified})"
             ) from exc
         raise FrameworkUnavailable(
-            f"the {name} demo needs {exc.name or 'a missing package'}: "
-            f"pip install 'moca-agui[{extra}]'"
+            f"the {name} demo needs {exc.name or 'a missing package'}: {pip_install(extra)}"
         ) from exc
     except ImportError as exc:
-        raise FrameworkUnavailable(
-            f"the {name} demo: {exc} (pip install 'moca-agui[{extra}]')"
-        ) from exc
+        raise FrameworkUnavailable(f"the {name} demo: {exc} ({pip_install(extra)})") from exc
     build_app: Callable[..., ASGIApp] = module.build_app
     return build_app
 
@@ -126,13 +140,13 @@ def run_input(question: str) -> dict[str, Any]:
     }
 
 
-async def ask(app: ASGIApp, question: str) -> AsyncIterator[str]:
-    """Serve `app` on 127.0.0.1 (a free port), POST `question` to `/`, and yield the JSON of
-    each event of the SSE answer, as the service wrote it."""
+async def ask(app: ASGIApp, question: str, *, path: str = "/") -> AsyncIterator[str]:
+    """Serve `app` on 127.0.0.1 (a free port), POST `question` to `path`, and yield the JSON
+    of each event of the SSE answer, as the service wrote it."""
     async with served(app) as base_url, httpx.AsyncClient(base_url=base_url, timeout=60) as client:
         headers = {"Accept": "text/event-stream"}
         async with client.stream(
-            "POST", "/", json=run_input(question), headers=headers
+            "POST", path, json=run_input(question), headers=headers
         ) as response:
             response.raise_for_status()
             data: list[str] = []
@@ -170,9 +184,33 @@ class served:
             await self._task
 
 
-def serve(app: ASGIApp, port: int) -> None:
-    """Serve `app` on http://127.0.0.1:`port`/ until interrupted."""
-    uvicorn.run(app, host="127.0.0.1", port=port, log_level="info")
+def listen(port: int) -> socket.socket:
+    """A socket listening on 127.0.0.1:`port` (0: any free port), for `serve`.
+
+    Bound here, before anything is printed, so a port in use is one clear line.
+    """
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind(("127.0.0.1", port))
+        listener.listen(128)
+    except OSError as exc:
+        listener.close()
+        if exc.errno == errno.EADDRINUSE:
+            reason = "is already in use"
+        else:
+            reason = f"cannot be listened on ({exc.strerror or exc})"
+        raise PortUnavailable(
+            f"port {port} on 127.0.0.1 {reason}; choose another with --port "
+            "(--port 0 takes any free port)"
+        ) from None
+    return listener
+
+
+def serve(app: ASGIApp, listener: socket.socket) -> None:
+    """Serve `app` on the `listener` from `listen` until interrupted."""
+    server = uvicorn.Server(uvicorn.Config(app, log_level="info"))
+    server.run(sockets=[listener])
 
 
 def build(framework: str, reader: DemoReader | None = None, **cite_options: Any) -> ASGIApp:
@@ -181,14 +219,49 @@ def build(framework: str, reader: DemoReader | None = None, **cite_options: Any)
 
 
 def print_events(framework: str, question: str) -> int:
-    """Run one question and print each event as one JSON line; 0 if the run finished."""
-    app = build(framework)
+    """Ask `framework`'s demo one question and print each event as one JSON line; 0 if the
+    run finished."""
+    return print_stream(build(framework), question)
+
+
+def print_stream(app: ASGIApp, question: str, *, path: str = "/") -> int:
+    """POST `question` to `path` of `app` served on 127.0.0.1 and print each event of the
+    answer as one JSON line; 0 if the run finished."""
 
     async def run() -> int:
         finished = 0
-        async for event in ask(app, question):
+        async for event in ask(app, question, path=path):
             print(event, flush=True)
             finished = finished or int(json.loads(event).get("type") == "RUN_FINISHED")
         return finished
 
     return 0 if asyncio.run(run()) else 1
+
+
+def example_main(
+    app: ASGIApp, description: str, *, path: str = "/", argv: Sequence[str] | None = None
+) -> int:
+    """The command line of an example service, the same for every example.
+
+    `--question Q` prints the event stream of one question as JSON lines, as `moca-agui
+    demo --question` does; without it the app serves its AG-UI endpoint, POST `path`, on
+    127.0.0.1 (`--port`, default 8000).
+    """
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--question", help="ask this, print the event stream as JSON lines")
+    parser.add_argument(
+        "--port", type=port_number, default=8000, help="port on 127.0.0.1 (default: 8000)"
+    )
+    args = parser.parse_args(argv)
+    if args.question is not None:
+        return print_stream(app, args.question, path=path)
+    try:
+        listener = listen(args.port)
+    except PortUnavailable as exc:
+        print(f"{parser.prog}: {exc}", file=sys.stderr)
+        return 2
+    with listener:
+        port = listener.getsockname()[1]
+        print(f"AG-UI endpoint: POST http://127.0.0.1:{port}{path}", file=sys.stderr)
+        serve(app, listener)
+    return 0

@@ -96,7 +96,9 @@ def test_a_framework_without_its_demo_or_extra_names_the_fix(
     monkeypatch.delitem(sys.modules, "moca_agui.demo.frameworks.ag_ui", raising=False)
     monkeypatch.setitem(sys.modules, "fastapi", None)
     with pytest.raises(
-        FrameworkUnavailable, match=r"needs fastapi: pip install 'moca-agui\[demo\]'"
+        FrameworkUnavailable,
+        match=r"needs fastapi: pip install -e '\.\[demo\]' in a clone of moca-agui "
+        r"\(once released: pip install 'moca-agui\[demo\]'\)",
     ):
         load_framework("ag-ui")
     monkeypatch.setitem(FRAMEWORKS, "ag-ui", ("not_written", "demo"))

@@ -110,3 +110,4 @@ def test_the_adapter_without_its_extra_names_the_install() -> None:
     assert done.returncode != 0
     assert "ImportError: moca_agui's LangGraph adapter needs" in done.stderr
     assert "pip install 'moca-agui[langgraph]'" in done.stderr
+    assert "pip install -e '.[langgraph]' in a clone of moca-agui" in done.stderr

@@ -208,3 +208,4 @@ def test_a_missing_extra_names_the_install_command():
     )
     assert result.returncode == 0, result.stderr
     assert "pip install 'moca-agui[llama-index]'" in result.stdout
+    assert "pip install -e '.[llama-index]' in a clone of moca-agui" in result.stdout

@@ -210,3 +210,4 @@ def test_without_pydantic_ai_the_adapter_names_the_extra_to_install():
         """
     )
     assert "pip install 'moca-agui[pydantic-ai]'" in done.stdout, done.stderr
+    assert "pip install -e '.[pydantic-ai]' in a clone of moca-agui" in done.stdout
