@@ -38,7 +38,7 @@ def _answer(value: dict[str, Any]) -> CallToolResult:
 def mcp_server(reader: DemoReader) -> MCPServer:
     """An MCP server whose tools `moca_search`, `moca_get_node` and `moca_structure` are
     `reader`'s, described by the reader's docstrings."""
-    server = MCPServer("moca-agui-demo-reader")
+    server = MCPServer("moca-agui-demo-reader", log_level="WARNING")  # stderr: no chatter
 
     def moca_search(
         query: str,
