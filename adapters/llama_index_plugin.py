@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 from moca_agui import CitationOptions, hookimpl
+from moca_agui._install import pip_install
 
 if TYPE_CHECKING:
     from llama_index.core.workflow import Workflow
@@ -84,5 +85,5 @@ def _is_factory(target: object) -> TypeGuard[Callable[[], Any]]:
 def moca_install_hint() -> str:
     return (
         "a LlamaIndex `AGUIChatWorkflow`, subclass or workflow factory: "
-        "pip install 'moca-agui[llama-index]'"
+        f"{pip_install('llama-index')}"
     )

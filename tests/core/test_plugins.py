@@ -144,6 +144,7 @@ def test_instrument_names_the_installed_adapters_and_the_extras_for_unknown_targ
     assert "ag-ui" in message_text
     for extra in ("langgraph", "pydantic-ai", "llama-index"):
         assert f"pip install 'moca-agui[{extra}]'" in message_text
+        assert f"pip install -e '.[{extra}]' in a clone of moca-agui" in message_text
 
 
 ROBOT_PLUGIN = """
