@@ -27,9 +27,10 @@ def tests(session: nox.Session) -> None:
     "pin", ["ag-ui-protocol==0.1.10", "ag-ui-protocol>=0.1.10,<0.2"], ids=["0.1.10", "0.1-newest"]
 )
 def tests_ag_ui_01(session: nox.Session, pin: str) -> None:
-    """The core, the bare-SDK adapter and the adversarial suite on ag-ui-protocol 0.1.x."""
+    """The core, the bare-SDK adapter, the ASGI middleware and the adversarial suite on
+    ag-ui-protocol 0.1.x."""
     session.install("-e", ".[test]", pin)
-    session.run("pytest", "tests/core", "tests/adversarial", *session.posargs)
+    session.run("pytest", "tests/core", "tests/asgi", "tests/adversarial", *session.posargs)
 
 
 @nox.session(python=PYTHON, name="llama-index-0.5")

@@ -1,0 +1,101 @@
+"""`CitationMiddleware`: citations for any ASGI service that streams AG-UI events as SSE.
+
+For AG-UI services that give no agent object to wrap (AG2's `AGUIStream`, Agno,
+CrewAI, ...): one line around the app, pure ASGI, no web framework needed.
+
+    app = CitationMiddleware(app, lookup=reader.get)
+    app.add_middleware(CitationMiddleware, lookup=reader.get)  # Starlette, FastAPI
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, MutableMapping
+from typing import Any
+
+from ._options import CitationOptions, _names
+from ._run import CitationRun
+from ._sse import SSECitations
+
+__all__ = ["CitationMiddleware"]
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+class CitationMiddleware:
+    """Adds `moca.citations` events to every AG-UI run the app streams as SSE.
+
+    A POST whose response is `text/event-stream` (and not compressed) is read event by
+    event, each passed through `moca_agui.cite` and sent on as it arrives; `paths`, if
+    given, limits this to requests for those exact paths. Everything else (other
+    methods and content types, the protobuf encoding, websockets, lifespan) passes
+    through untouched. `options` are those of `moca_agui.cite`.
+    """
+
+    def __init__(self, app: ASGIApp, *, paths: Iterable[str] | None = None, **options: Any) -> None:
+        self.app = app
+        self.paths = None if paths is None else _names(paths, "paths")
+        self.options = CitationOptions.from_kwargs(**options)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            scope["type"] != "http"
+            or scope.get("method") != "POST"
+            or (self.paths is not None and scope.get("path") not in self.paths)
+        ):
+            await self.app(scope, receive, send)
+            return
+        response = _Response(send, CitationRun(self.options), f"POST {scope.get('path')}")
+        try:
+            await self.app(scope, receive, response.send)
+        finally:
+            await response.close()
+
+
+class _Response:
+    """One response on its way out: cited if it turns out to be an SSE stream."""
+
+    __slots__ = ("_run", "_send", "_sse", "_where")
+
+    def __init__(self, send: Send, run: CitationRun, where: str) -> None:
+        self._send = send
+        self._run = run
+        self._where = where
+        self._sse: SSECitations | None = None
+
+    async def send(self, message: Message) -> None:
+        sse = self._sse
+        if sse is not None and message["type"] == "http.response.body":
+            body = await sse.feed(message.get("body", b""))
+            more_body = message.get("more_body", False)
+            if not more_body:
+                body += await sse.end()
+                self._sse = None
+            if body or not more_body:
+                await self._send({"type": "http.response.body", "body": body, "more_body": more_body})
+            return
+        if message["type"] == "http.response.start" and _is_sse(message.get("headers", ())):
+            self._sse = SSECitations(self._run, self._where)
+            headers = [(k, v) for k, v in message["headers"] if k.lower() != b"content-length"]
+            message = {**message, "headers": headers}
+        await self._send(message)
+
+    async def close(self) -> None:
+        if self._sse is not None:
+            await self._sse.close()
+            self._sse = None
+
+
+def _is_sse(headers: Iterable[tuple[bytes, bytes]]) -> bool:
+    """Whether response headers announce an uncompressed `text/event-stream`."""
+    sse = False
+    for name, value in headers:
+        key = name.lower()
+        if key == b"content-type":
+            sse = value.split(b";", 1)[0].strip().lower() == b"text/event-stream"
+        elif key == b"content-encoding" and value.strip().lower() != b"identity":
+            return False
+    return sse
