@@ -108,7 +108,7 @@ class SSECitations:
             while (sent := await anext(self._cited)) is not event:
                 extras.append(self._encoded(sent))
         except Exception:
-            logger.exception("moca_agui: citations off for %s; the answer is unchanged", self._where)
+            logger.exception("moca_agui: citations off for %s; the stream flows on", self._where)
             await self.close()
             return []
         return extras

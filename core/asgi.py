@@ -75,7 +75,8 @@ class _Response:
                 body += await sse.end()
                 self._sse = None
             if body or not more_body:
-                await self._send({"type": "http.response.body", "body": body, "more_body": more_body})
+                message = {"type": "http.response.body", "body": body, "more_body": more_body}
+                await self._send(message)
             return
         if message["type"] == "http.response.start" and _is_sse(message.get("headers", ())):
             self._sse = SSECitations(self._run, self._where)

@@ -143,7 +143,8 @@ async def test_websockets_and_lifespan_reach_the_app_as_they_came(scope_type: st
 
     scope = {"type": scope_type, "path": "/", "method": "POST"}
     await CitationMiddleware(app)(scope, receive, send)
-    assert len(seen) == 1 and all(a is b for a, b in zip(seen[0], (scope, receive, send)))
+    ((got_scope, got_receive, got_send),) = seen
+    assert got_scope is scope and got_receive is receive and got_send is send
 
 
 def test_wrong_options_fail_when_the_middleware_is_made() -> None:

@@ -54,14 +54,17 @@ async def test_the_first_event_arrives_before_the_last_is_made() -> None:
     received: list[dict[str, Any]] = []
 
     async def read() -> None:
-        async with served(app) as url, httpx.AsyncClient() as client:
-            async with client.stream("POST", url + "/", json={}) as response:
-                async for line in response.aiter_lines():
-                    if line.startswith("data: "):
-                        received.append(json.loads(line.removeprefix("data: ")))
-                        if len(received) == 1:
-                            happened.append("client has the first event")
-                            client_has_first.set()
+        async with (
+            served(app) as url,
+            httpx.AsyncClient() as client,
+            client.stream("POST", url + "/", json={}) as response,
+        ):
+            async for line in response.aiter_lines():
+                if line.startswith("data: "):
+                    received.append(json.loads(line.removeprefix("data: ")))
+                    if len(received) == 1:
+                        happened.append("client has the first event")
+                        client_has_first.set()
 
     await asyncio.wait_for(read(), 60)  # on a buffering middleware: a timeout, not a hang
     assert happened == ["client has the first event", "upstream made the last event"]
