@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -10,6 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from ag_ui.core import CustomEvent, EventType
+from pydantic_core import to_json
 
 __all__ = ["EVENT_NAME", "EVENT_VERSION", "Citation", "citations_event"]
 
@@ -66,7 +66,8 @@ def _without_text(record: Mapping[str, Any]) -> Mapping[str, Any]:
 
 
 def _size(value: object) -> int:
-    return len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+    """Bytes of `value` as compact UTF-8 JSON (what the wire carries, less the envelope)."""
+    return len(to_json(value))
 
 
 def _fit(value: dict[str, Any], entries: list[dict[str, Any]], budget: int) -> None:

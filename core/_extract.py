@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ._records import looks_like_record
+from ._records import WireObject, looks_like_record
 
 __all__ = ["MAX_RESULT_CHARS", "CompactResult", "ReaderItem", "parse_json", "reader_items"]
 
@@ -73,7 +73,10 @@ def _collect(value: object, items: list[ReaderItem], depth: int) -> None:
         raise ValueError("wrapped too deeply to be a Reader result")
     if isinstance(value, str | bytes | bytearray):
         text = value if isinstance(value, str) else bytes(value).decode("utf-8")
-        _collect(parse_json(text), items, depth + 1)
+        parsed: list[ReaderItem] = []
+        _collect(parse_json(text), parsed, depth + 1)
+        # Parsed here: plain JSON that no one else holds (as_record copies it cheaply).
+        items.extend(WireObject(item) if isinstance(item, dict) else item for item in parsed)
     elif isinstance(value, Mapping):
         _collect_mapping(value, items, depth)
     elif isinstance(value, list | tuple):

@@ -12,10 +12,10 @@ from typing import Annotated, Any, Literal, NotRequired
 
 from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, TypeAdapter
 from pydantic import ValidationError as _ValidationError
-from pydantic_core import from_json
+from pydantic_core import from_json, to_json
 from typing_extensions import TypedDict
 
-__all__ = ["InvalidRecord", "as_record", "looks_like_record"]
+__all__ = ["InvalidRecord", "WireObject", "as_record", "looks_like_record"]
 
 # Patterns follow ECMA-262, as JSON Schema requires: `$` ends the text, and `\s` is
 # ECMA's white space (not Python's nor Rust's, which differ on a few code points).
@@ -151,6 +151,13 @@ def looks_like_record(value: object) -> bool:
     return isinstance(value, dict) and "package" in value and "node" in value and "trust" in value
 
 
+class WireObject(dict[str, Any]):
+    """A JSON object that this layer parsed from a Reader's text itself (`parse_json`):
+    plain JSON already (no NaN, no Python object), and no one else holds it."""
+
+    __slots__ = ()
+
+
 #: One encoder for every record: its settings are all it holds.
 _JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False, check_circular=False)
 
@@ -160,19 +167,23 @@ def as_record(value: object) -> dict[str, Any]:
 
     The copy is what the Reader produced, key for key and in order. Making it also proves
     the value is plain JSON: no NaN, no lone surrogate, nothing a wire encoder chokes on.
+    A `WireObject` is plain JSON by construction, so it is only re-encoded (in Rust) to
+    be copied and to have its depth bounded.
     """
     try:
-        text = _JSON.encode(value)
-        text.encode("utf-8")
+        text: str | bytes = to_json(value) if type(value) is WireObject else _JSON.encode(value)
+        if isinstance(text, str):
+            text.encode("utf-8")
     except (TypeError, ValueError, RecursionError) as exc:
         raise InvalidRecord(f"not plain JSON: {exc}") from None
     try:
         # pydantic's parser reads at most 200 levels, so a record it reads, the serializer
         # of EventEncoder (which stops near 255) writes; records nest about 4 levels. Its
         # process-wide string cache would keep the run's strings after the run: off.
-        record = from_json(text, cache_strings=False)
-    except ValueError as exc:
-        raise InvalidRecord(f"nested too deeply to send: {exc}") from None
+        record = from_json(text, cache_strings=False, allow_inf_nan=False)
+    except ValueError as exc:  # an overflowed number (1e999) was written as Infinity
+        reason = "nested too deeply to send" if "recursion" in str(exc) else "not plain JSON"
+        raise InvalidRecord(f"{reason}: {exc}") from None
     if not isinstance(record, dict):
         raise InvalidRecord("not a JSON object")
     try:

@@ -1,0 +1,129 @@
+"""Benchmark 6: the cost of one Reader result, against its floor.
+
+The least any reader of a Reader result can do is parse its JSON once; a service that
+cites must also encode the citation event it sends. That is the floor: `from_json` of the
+result plus `EventEncoder().encode` of the event carrying its records. `cite`'s cost is
+measured on the same result: capture (read the result, check and keep its records),
+resolve the answer's markers, build the event, encode it. The answer cites every record,
+so every record is checked and sent (the dearest case).
+
+    python tests/benchmarks/bench_capture.py [--quick] [--records N] [--against REV]
+
+`--against REV` measures the core of git revision REV in the same run, side by side
+(imported from a temporary worktree as a second package), for before/after figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import subprocess
+import sys
+import tempfile
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from ag_ui.core import CustomEvent, EventType
+from ag_ui.encoder import EventEncoder
+from pydantic_core import from_json
+from workload import ROOT, machine, node_record, side_by_side, table, wall
+
+import moca_agui
+
+ROUNDS = 200  # results read per timed repeat
+
+
+def result_text(records: int) -> tuple[str, str]:
+    """A `moca_search` result of `records` whole records, and an answer citing them all."""
+    found = [node_record(f"node-{i}.md") for i in range(records)]
+    text = json.dumps({"query": "how", "results": found}, ensure_ascii=False)
+    answer = "As the sources say " + " ".join(f"[{i}]" for i in range(1, records + 1)) + "."
+    return text, answer
+
+
+def floor(text: str) -> Callable[[], Awaitable[int]]:
+    async def run() -> int:
+        encoder, written = EventEncoder(), 0
+        for _ in range(ROUNDS):
+            found = from_json(text, cache_strings=False)["results"]
+            citations = [{"marker": f"[{i}]", "record": r} for i, r in enumerate(found, 1)]
+            value = {"version": 1, "messageId": "m1", "citations": citations}
+            event = CustomEvent(type=EventType.CUSTOM, name="moca.citations", value=value)
+            written += len(encoder.encode(event))
+        return written
+
+    return run
+
+
+def cited(core: ModuleType, text: str, answer: str) -> Callable[[], Awaitable[int]]:
+    async def run() -> int:
+        encoder, written = EventEncoder(), 0
+        for _ in range(ROUNDS):
+            citation_run = core.CitationRun(core.CitationOptions())
+            citation_run.capture("moca_search", text)
+            citation_run.add_text("m1", answer)
+            event = await citation_run.event_for("m1")
+            written += len(encoder.encode(event))
+        return written
+
+    return run
+
+
+def core_at(revision: str, folder: Path) -> ModuleType:
+    """The `moca_agui` core of `revision`, imported as the package `moca_agui_<rev>`."""
+    tree = folder / "tree"
+    subprocess.run(
+        ["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(tree), revision],
+        check=True,
+    )
+    name = f"moca_agui_{revision.replace('-', '_').replace('~', '_').replace('^', '_')}"
+    (folder / name).symlink_to(tree / "core")
+    sys.path.insert(0, str(folder))
+    return importlib.import_module(name)
+
+
+def main() -> None:
+    global ROUNDS
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--records", type=int, default=10)
+    parser.add_argument("--against", metavar="REV")
+    args = parser.parse_args()
+    repeats = 5 if args.quick else 15
+    if args.quick:
+        ROUNDS = 50
+    text, answer = result_text(args.records)
+    print("## Benchmark 6: one Reader result, against its floor\n")
+    print(machine())
+    print(f"- one `moca_search` result: {args.records} whole records, {len(text.encode())} bytes")
+    print(f"- {ROUNDS} results per repeat, {repeats} interleaved repeats, medians\n")
+    with tempfile.TemporaryDirectory() as folder:
+        variants: dict[str, Callable[[], Awaitable[Any]]] = {
+            "floor": floor(text),
+            "cite": cited(moca_agui, text, answer),
+        }
+        if args.against:
+            variants[f"cite at {args.against}"] = cited(
+                core_at(args.against, Path(folder)), text, answer
+            )
+        try:
+            times = side_by_side(variants, repeats)
+        finally:
+            if args.against:
+                subprocess.run(
+                    ["git", "-C", str(ROOT), "worktree", "remove", "--force", f"{folder}/tree"],
+                    check=False,
+                )
+    base = wall(times["floor"])
+    rows = [
+        [name, f"{wall(t) / ROUNDS * 1e6:.0f}", f"{wall(t) / base:.2f}"]
+        for name, t in times.items()
+    ]
+    print(table(["variant", "µs per result", "ratio to floor"], rows))
+
+
+if __name__ == "__main__":
+    main()
