@@ -120,10 +120,10 @@ def types(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def bench(session: nox.Session) -> None:
-    """The five benchmarks of BENCHMARKS.md, ratios measured side by side (not tests).
+    """The benchmarks of BENCHMARKS.md, ratios measured side by side (not tests).
 
     `nox -s bench -- --quick` for a short run; the plot goes beside BENCHMARKS.md.
     """
-    session.install("-e", ".[demo]", "matplotlib", "memray")
-    for name in ("stream", "http", "scaling", "memory", "event_size"):
+    session.install("-e", ".[all]", "matplotlib", "memray")
+    for name in ("stream", "http", "scaling", "memory", "event_size", "capture", "frameworks"):
         session.run("python", f"tests/benchmarks/bench_{name}.py", *session.posargs)

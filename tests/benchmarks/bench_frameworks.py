@@ -1,0 +1,147 @@
+"""Benchmark 7: each framework's demo service over HTTP, with and without citations.
+
+For every `--framework` of `moca-agui demo` installed here, the demo service runs twice,
+each in its own uvicorn process on 127.0.0.1: as `moca-agui demo` serves it, and the same
+service less the one line that turns citations on (framework_apps.py). One client posts
+the demo question to each in turn, alternating request by request, and reads each stream
+to its last event. Prints the median time to the last event of each, their ratio, and the
+milliseconds citations add per request (and, for the bare SDK, per record sent).
+
+    python tests/benchmarks/bench_frameworks.py [--quick] [--framework NAME ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+from workload import machine, table
+
+from moca_agui.demo.model import DEMO_QUESTION
+from moca_agui.demo.server import FRAMEWORKS, FrameworkUnavailable, load_framework, run_input
+
+HERE = Path(__file__).resolve().parent
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextlib.contextmanager
+def serving(framework: str, cited: bool) -> Iterator[str]:
+    """One uvicorn process serving `framework`'s demo service, cited or not."""
+    port = free_port()
+    command = [sys.executable, "-m", "uvicorn", "framework_apps:app", "--factory"]
+    command += ["--app-dir", str(HERE), "--host", "127.0.0.1", "--port", str(port)]
+    command += ["--log-level", "warning", "--no-access-log"]
+    env = {**os.environ, "MOCA_BENCH_FRAMEWORK": framework, "MOCA_BENCH_CITED": str(int(cited))}
+    process = subprocess.Popen(command, env=env)
+    try:
+        for _ in range(600):
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port)):
+                break
+            if process.poll() is not None:
+                raise RuntimeError(f"the {framework} service did not start")
+            time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+async def one_request(client: httpx.AsyncClient, url: str) -> tuple[float, bytes]:
+    start = time.perf_counter()
+    async with client.stream("POST", url, json=run_input(DEMO_QUESTION)) as response:
+        response.raise_for_status()
+        body = b"".join([chunk async for chunk in response.aiter_bytes()])
+    return time.perf_counter() - start, body
+
+
+def records_sent(body: bytes) -> int:
+    """How many citation records the stream's `moca.citations` events carry."""
+    total = 0
+    for line in body.decode().splitlines():
+        if line.startswith("data:") and '"moca.citations"' in line:
+            total += len(json.loads(line[5:])["value"]["citations"])
+    return total
+
+
+async def alternate(urls: dict[str, str], requests: int) -> dict[str, list[float]]:
+    """`requests` requests to each service, alternating, one at a time."""
+    times: dict[str, list[float]] = {name: [] for name in urls}
+    async with httpx.AsyncClient(timeout=60) as client:
+        for url in urls.values():  # warm: connections, first import paths
+            await one_request(client, url)
+        for number in range(requests):
+            order = list(urls) if number % 2 == 0 else list(urls)[::-1]
+            for name in order:
+                latency, body = await one_request(client, urls[name])
+                assert (records_sent(body) > 0) == (name == "cited"), name
+                times[name].append(latency)
+    return times
+
+
+def measure(framework: str, requests: int) -> list[str]:
+    with serving(framework, cited=False) as bare, serving(framework, cited=True) as cited:
+        times = asyncio.run(alternate({"bare": bare, "cited": cited}, requests))
+        body = asyncio.run(_body(cited))
+    bare_ms = statistics.median(times["bare"]) * 1e3
+    cited_ms = statistics.median(times["cited"]) * 1e3
+    added = cited_ms - bare_ms
+    records = records_sent(body)
+    return [
+        framework,
+        f"{bare_ms:.2f}",
+        f"{cited_ms:.2f}",
+        f"**{cited_ms / bare_ms:.3f}**",
+        f"{added:+.2f}",
+        f"{added / records * 1e3:+.0f}" if records else "",
+    ]
+
+
+async def _body(url: str) -> bytes:
+    async with httpx.AsyncClient(timeout=60) as client:
+        return (await one_request(client, url))[1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--framework", action="append", choices=list(FRAMEWORKS))
+    args = parser.parse_args()
+    requests = 30 if args.quick else 200
+    rows, missing = [], []
+    for framework in args.framework or FRAMEWORKS:
+        try:
+            load_framework(framework)
+        except FrameworkUnavailable as exc:
+            missing.append(f"{framework} ({exc})")
+            continue
+        rows.append(measure(framework, requests))
+    print("## 7. Each framework's demo service over HTTP, with and without citations\n")
+    print(machine() + "\n")
+    print(
+        f"One client, {requests} requests to each service, alternating; the demo question; "
+        "medians of the time to the last event:\n"
+    )
+    header = ["framework", "bare ms", "cited ms", "ratio", "added ms", "added µs per record"]
+    print(table(header, rows))
+    if missing:
+        print("\nNot installed here: " + "; ".join(missing))
+
+
+if __name__ == "__main__":
+    main()

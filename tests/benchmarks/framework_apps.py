@@ -1,0 +1,28 @@
+"""Each framework's demo service, with and without citations, as one uvicorn app factory.
+
+`MOCA_BENCH_FRAMEWORK` names the framework (a `--framework` of `moca-agui demo`);
+`MOCA_BENCH_CITED=0` serves the same service less the README's one line: in that process
+`moca_agui.instrument` and `moca_agui.cite` give back what they are given, so the demo's
+own `build_app` builds the framework's plain service.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import moca_agui
+from moca_agui.demo.reader import DemoReader
+from moca_agui.demo.server import load_framework
+
+
+def _unchanged(target: Any, **options: Any) -> Any:
+    return target
+
+
+def app() -> Any:
+    build_app = load_framework(os.environ["MOCA_BENCH_FRAMEWORK"])
+    if os.environ.get("MOCA_BENCH_CITED") == "0":
+        moca_agui.instrument = _unchanged  # type: ignore[assignment]
+        moca_agui.cite = _unchanged  # type: ignore[assignment]
+    return build_app(DemoReader())
