@@ -9,6 +9,7 @@ from importlib.metadata import version as _version
 from ._citations import EVENT_NAME, EVENT_VERSION, Citation
 from ._extract import CompactResult
 from ._instrument import instrument, uninstrument
+from ._ledger import Entry
 from ._options import DEFAULT_READER_TOOLS, CitationOptions
 from ._records import InvalidRecord, as_record
 from ._references import Mention
@@ -27,6 +28,7 @@ __all__ = [
     "CitationOptions",
     "CitationRun",
     "CompactResult",
+    "Entry",
     "InvalidRecord",
     "Mention",
     "__version__",

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 
 from ._extract import ReaderItem, reader_items
+from ._ledger import Entry
 from ._options import CitationOptions
 from ._references import Mention, find_markers, find_refs
 from .hookspecs import hookimpl
@@ -25,8 +26,10 @@ def moca_reader_items(tool_name: str, result: object, options: CitationOptions) 
 
 
 @hookimpl(trylast=True)
-def moca_marker_table(refs: Sequence[str]) -> Mapping[str, str]:
-    return {f"[{number}]": ref for number, ref in enumerate(refs, start=1)}
+def moca_marker_table(entries: Sequence[Entry], shown: Mapping[Entry, str]) -> Mapping[str, Entry]:
+    if shown:  # the numbers the model read beside each result
+        return {marker: entry for entry, marker in shown.items()}
+    return {f"[{number}]": entry for number, entry in enumerate(entries, start=1)}
 
 
 @hookimpl

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ._records import WireObject, looks_like_record
@@ -29,6 +29,8 @@ class CompactResult:
     """A compact search result: it names a node (`ref`) but is not a citation record."""
 
     ref: str
+    #: The compact result as the Reader gave it (what the model reads of it), if known.
+    result: Mapping[str, Any] | None = field(default=None, compare=False)
 
 
 #: One thing a Reader result holds: a candidate citation record, or a compact result.
@@ -98,8 +100,10 @@ def _collect_mapping(value: Mapping[Any, Any], items: list[ReaderItem], depth: i
             _collect(value["result"], items, depth + 1)
     elif isinstance(value.get("content"), list):  # MCP CallToolResult
         _collect(value["content"], items, depth + 1)
+    elif value.keys() <= {"marker", "result"} and "result" in value:
+        logger.debug("moca_agui: a numbered result: captured when it was numbered")
     elif _is_compact(value):
-        items.append(CompactResult(value["ref"]))
+        items.append(CompactResult(value["ref"], dict(value)))
     elif isinstance(value.get("metadata"), Mapping) and "moca_citation" in value["metadata"]:
         _collect_citation(value["metadata"]["moca_citation"], items, depth)
 

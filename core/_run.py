@@ -5,8 +5,9 @@ from __future__ import annotations
 import asyncio
 import copy
 import inspect
+import json
 import logging
-from dataclasses import dataclass
+from collections.abc import Collection, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -14,8 +15,9 @@ import pluggy
 from ag_ui.core import CustomEvent
 
 from ._citations import Citation, citations_event
-from ._extract import CompactResult
-from ._options import CitationOptions
+from ._extract import CompactResult, ReaderItem
+from ._ledger import Entry, Item, Ledger, Seen
+from ._options import CitationOptions, Lookup
 from ._records import InvalidRecord, as_record
 from ._references import Mention
 from .plugins import get_plugin_manager
@@ -25,17 +27,22 @@ __all__ = ["CitationRun"]
 logger = logging.getLogger("moca_agui")
 
 
-@dataclass(slots=True)
-class _Node:
-    record: dict[str, Any] | None  # None: only a compact result named it so far
-    captured_at: datetime
-
-
 def _ref_of(item: object) -> str | None:
     """`node.ref` of a record-shaped value, if it is a string."""
     node = item.get("node") if isinstance(item, dict) else None
     ref = node.get("ref") if isinstance(node, dict) else None
     return ref if isinstance(ref, str) and ref else None
+
+
+def _span_of(item: object) -> tuple[int, int] | None:
+    """`(span.start, span.end)` of a record-shaped value, if it has a span of two ints."""
+    span = item.get("span") if isinstance(item, dict) else None
+    if not isinstance(span, dict):
+        return None
+    start, end = span.get("start"), span.get("end")
+    if type(start) is int and type(end) is int:
+        return (start, end)
+    return None
 
 
 class CitationRun:
@@ -52,7 +59,7 @@ class CitationRun:
     ) -> None:
         self.options = options or CitationOptions()
         self._hook = (plugins or get_plugin_manager()).hook
-        self._nodes: dict[str, _Node] = {}  # ref -> first record, in first-capture order
+        self._ledger = Ledger()  # every entry the model was shown, in the order it saw them
         self._texts: dict[str, list[str]] = {}  # message id -> text parts
         self._reader_tools: dict[str, bool] = {}
         self._warned_compact = False
@@ -60,7 +67,7 @@ class CitationRun:
         #: captures each tool's raw return value sets it to False: the content on the
         #: wire is the same result, serialised or cut down (and may be prose).
         self.reads_tool_call_results = True
-        self._unresolved: set[str] = set()  # refs with no usable record: never looked up
+        self._looked_up: dict[str, tuple[dict[str, Any], datetime] | None] = {}  # ref -> answer
         self._muted: set[str] = set()  # messages not to cite: other roles, cited upstream
         self._sent: set[str] = set()  # messages whose event was made
 
@@ -78,49 +85,81 @@ class CitationRun:
             known = self._reader_tools[tool_name] = bool(answer)
         return known
 
+    def call_made(self, tool_call_id: str, tool_name: str) -> None:
+        """The model issued a call: calls announced in the order it issued them number
+        their results in that order, whenever the results arrive."""
+        if self.is_reader_tool(tool_name):
+            self._ledger.call_made(tool_call_id)
+
     def capture(self, tool_name: str, result: object, *, tool_call_id: str | None = None) -> None:
         """Take in one tool result; only a Reader tool's result can hold sources.
 
-        `tool_call_id` is the id of the call that returned it, when the framework gives it.
+        `tool_call_id` is the id of the call that returned it, when the framework gives
+        it: the result takes that call's place in the order the model issued its calls.
         """
+        items = self._items(tool_name, result)
+        if items:
+            now = datetime.now(UTC)
+            entries = [item for item, _ in self._entries(tool_name, items) if item is not None]
+            self._ledger.add(tool_call_id, entries, now)
+
+    def numbered(self, tool_name: str, result: object) -> object:
+        """What the model reads of a Reader result: each source beside its run-wide
+        marker, as JSON text (`{"results": [{"marker": "[1]", "result": ...}, ...]}`).
+
+        The result is captured as it is, its entries numbered now, in the order results
+        are produced, and those numbers are the run's marker table. A result with no
+        source (an error, concepts) or of a tool that is not a Reader comes back as is.
+        """
+        items = self._items(tool_name, result)
+        if not items:
+            return result
+        pairs = self._entries(tool_name, items)
+        kept = [item for item, _ in pairs if item is not None]
+        self._ledger.add(None, kept, datetime.now(UTC))
+        markers = iter(self._ledger.show([entry for entry, _, _ in kept]))
+        view = [
+            {"marker": next(markers), "result": shown} if item is not None else {"result": shown}
+            for item, shown in pairs
+        ]
+        return json.dumps({"results": view}, ensure_ascii=False, default=str)
+
+    def _items(self, tool_name: str, result: object) -> list[ReaderItem] | None:
+        """What a Reader tool's result holds, or None (not a Reader, or unreadable)."""
         if not self.is_reader_tool(tool_name):
-            return
-        now = datetime.now(UTC)
+            return None
         try:
-            items = (
-                self._hook.moca_reader_items(
-                    tool_name=tool_name, result=result, options=self.options
-                )
-                or []
+            items = self._hook.moca_reader_items(
+                tool_name=tool_name, result=result, options=self.options
             )
         except ValueError as exc:
             logger.warning("moca_agui: skipped a result of %s: %s", tool_name, exc)
-            return
+            return None
         except Exception:
             logger.exception("moca_agui: skipped a result of %s: a plugin failed", tool_name)
-            return
+            return None
         if not items:  # e.g. concepts, an error, or a shape no plugin knows
             logger.debug("moca_agui: no citation record in a result of %s", tool_name)
+        return items or []
+
+    def _entries(self, tool_name: str, items: list[ReaderItem]) -> list[tuple[Item | None, object]]:
+        """Each item's ledger item (None: it names no node) and what the model reads of it."""
+        pairs: list[tuple[Item | None, object]] = []
         for item in items:
             if isinstance(item, CompactResult):
-                self._nodes.setdefault(item.ref, _Node(None, now))
+                shown = item.result if item.result is not None else {"ref": item.ref}
+                pairs.append(((Entry(item.ref), None, True), shown))
+                continue
+            record = self._accept(tool_name, item)
+            if record is not None:
+                entry = Entry(record["node"]["ref"], _span_of(record))
+                pairs.append(((entry, record, False), item))
+            elif (ref := _ref_of(item)) is not None:
+                # The model saw it all the same: it keeps its number, so [n] names no other.
+                pairs.append(((Entry(ref, _span_of(item)), None, False), item))
             else:
-                self._add_record(tool_name, item, now)
-
-    def _add_record(self, tool_name: str, item: object, now: datetime) -> None:
-        record = self._accept(tool_name, item)
-        if record is None:
-            # The model saw it all the same: it keeps its number, so [n] names no other node.
-            ref = _ref_of(item)
-            if ref is not None and ref not in self._nodes:
-                self._nodes[ref] = _Node(None, now)
-                self._unresolved.add(ref)
-            return
-        node = self._nodes.get(record["node"]["ref"])
-        if node is None:
-            self._nodes[record["node"]["ref"]] = _Node(record, now)
-        elif node.record is None:  # a compact result named it first: it keeps its place
-            node.record, node.captured_at = record, now
+                pairs.append((None, item))
+        return pairs
 
     def _accept(self, source: str, item: object) -> dict[str, Any] | None:
         """The record as a private copy if it is valid and of a loaded package, else None."""
@@ -201,8 +240,20 @@ class CitationRun:
             return None
 
     async def _resolve(self, message_id: str, text: str) -> list[Citation]:
-        refs = self._nodes.keys()
-        markers = self._hook.moca_marker_table(refs=list(refs)) or {}
+        seen = self._ledger.entries()
+        by_entry = {s.entry: s for s in seen}
+        named: dict[str, Seen] = {}  # ref -> the entry a versioned ref cites
+        recorded: dict[str, Seen] = {}  # ref -> its first entry with a record
+        for s in seen:
+            ref = s.entry.ref
+            whole = s.entry.span is None and s.record is not None
+            if ref not in named or (whole and not _is_whole(named[ref])):
+                named[ref] = s
+            if s.record is not None:
+                recorded.setdefault(ref, s)
+        refs = named.keys()
+        table = self._marker_table(seen, refs, by_entry, named)
+        markers = {marker: entry.ref for marker, entry in table.items()}
         found: list[Mention] = [
             mention
             for mentions in self._hook.moca_find_references(text=text, refs=refs, markers=markers)
@@ -210,22 +261,97 @@ class CitationRun:
             for mention in mentions
         ]
         found.sort(key=lambda mention: mention.start)
-        first: dict[str, str | None] = {}  # ref -> marker, in order of first mention
+        first: dict[Entry, str | None] = {}  # entry -> marker, in order of first mention
         for mention in found:
-            if mention.ref not in self._nodes:
+            if mention.ref not in named:
                 logger.debug("moca_agui: left out %.200r: not returned in this run", mention.ref)
-            elif mention.ref not in first or (first[mention.ref] is None and mention.marker):
-                first[mention.ref] = mention.marker
-        pending = [r for r in first if self._nodes[r].record is None and r not in self._unresolved]
-        if pending:  # looked up together: a dead Reader costs one timeout, not one per ref
-            await asyncio.gather(*(self._look_up(ref) for ref in pending))
-            self._unresolved.update(r for r in pending if self._nodes[r].record is None)
-        citations = [
-            Citation(node.record, marker, node.captured_at)
-            for ref, marker in first.items()
-            if (node := self._nodes[ref]).record is not None
-        ]
+                continue
+            entry = table.get(mention.marker) if mention.marker is not None else None
+            if entry is None or entry.ref != mention.ref:
+                entry = named[mention.ref].entry
+            if entry not in first or (first[entry] is None and mention.marker):
+                first[entry] = mention.marker
+        await self._look_up_compacts([by_entry[entry] for entry in first], named)
+        citations: list[Citation] = []
+        by_key: dict[tuple[str, tuple[int, int] | None], Citation] = {}
+        for entry, marker in first.items():
+            found_record = self._record_of(by_entry[entry], named, recorded)
+            if found_record is None:
+                continue
+            record, captured_at = found_record
+            key = (entry.ref, _span_of(record))  # one entry per node and span in the event
+            citation = by_key.get(key)
+            if citation is None:
+                by_key[key] = citation = Citation(record, marker, captured_at)
+                citations.append(citation)
+            elif citation.marker is None and marker:
+                citation.marker = marker
         return self._modified(message_id, text, citations)
+
+    def _marker_table(
+        self,
+        seen: list[Seen],
+        refs: Collection[str],
+        by_entry: Mapping[Entry, Seen],
+        named: Mapping[str, Seen],
+    ) -> dict[str, Entry]:
+        """marker -> entry: the shown numbers, the default numbering, or a plugin's table
+        (whose values may be refs: a ref names the entry a versioned ref cites)."""
+        table = self._hook.moca_marker_table(
+            refs=list(refs), entries=[s.entry for s in seen], shown=self._ledger.shown()
+        )
+        markers: dict[str, Entry] = {}
+        for marker, target in (table or {}).items():
+            if isinstance(target, Entry) and target in by_entry:
+                markers[marker] = target
+            elif isinstance(target, str) and target in named:
+                markers[marker] = named[target].entry
+        return markers
+
+    async def _look_up_compacts(self, cited: list[Seen], named: Mapping[str, Seen]) -> None:
+        """Look up the nodes cited only through compact results, together: a dead Reader
+        costs one timeout, not one per node."""
+        pending = {
+            s.entry.ref: None
+            for s in cited
+            if s.record is None
+            and s.compact
+            and not _is_whole(named[s.entry.ref])
+            and s.entry.ref not in self._looked_up
+        }
+        lookup = self.options.lookup
+        if pending and lookup is not None:
+            await asyncio.gather(*(self._look_up(lookup, ref) for ref in pending))
+
+    def _record_of(
+        self, seen: Seen, named: Mapping[str, Seen], recorded: Mapping[str, Seen]
+    ) -> tuple[dict[str, Any], datetime] | None:
+        """The record an entry cites, and when it was captured, or None (left out).
+
+        Its own record; else the node's whole-node record; for a compact result, else
+        what `lookup` found, else the node's first record in the model's order.
+        """
+        if seen.record is not None:
+            return seen.record, seen.captured_at
+        ref = seen.entry.ref
+        if _is_whole(whole := named[ref]):
+            return whole.record, whole.captured_at  # type: ignore[return-value]
+        if not seen.compact:
+            return None  # an invalid record: only the whole node can stand for it
+        looked_up = self._looked_up.get(ref)
+        if looked_up is not None:
+            return looked_up
+        if (first := recorded.get(ref)) is not None:
+            return first.record, first.captured_at  # type: ignore[return-value]
+        if self.options.lookup is None and not self._warned_compact:
+            self._warned_compact = True
+            logger.warning(
+                "moca_agui: left out %s: the Reader returned a compact result, not a "
+                'citation record; call moca_search with detail: "full", or pass '
+                "lookup=<ref -> record> to moca_agui",
+                ref,
+            )
+        return None
 
     def _modified(self, message_id: str, text: str, citations: list[Citation]) -> list[Citation]:
         """The citations `moca_modify_citations` plugins keep, with their markers.
@@ -254,19 +380,9 @@ class CitationRun:
             result.append(citation)
         return result
 
-    async def _look_up(self, ref: str) -> None:
-        """Give a node only a compact result named its whole record, if `lookup` finds it."""
-        lookup = self.options.lookup
-        if lookup is None:
-            if not self._warned_compact:
-                self._warned_compact = True
-                logger.warning(
-                    "moca_agui: left out %s: the Reader returned a compact result, not a "
-                    'citation record; call moca_search with detail: "full", or pass '
-                    "lookup=<ref -> record> to moca_agui",
-                    ref,
-                )
-            return
+    async def _look_up(self, lookup: Lookup, ref: str) -> None:
+        """Ask `lookup` once per run for the record of a node a compact result named."""
+        self._looked_up[ref] = None
         try:
             async with asyncio.timeout(self.options.lookup_timeout):
                 if inspect.iscoroutinefunction(lookup):
@@ -287,5 +403,9 @@ class CitationRun:
         if record["node"]["ref"] != ref:
             logger.warning("moca_agui: left out %s: lookup returned another node", ref)
             return
-        node = self._nodes[ref]
-        node.record, node.captured_at = record, datetime.now(UTC)
+        self._looked_up[ref] = (record, datetime.now(UTC))
+
+
+def _is_whole(seen: Seen) -> bool:
+    """Whether an entry is a whole-node record: a record without a span."""
+    return seen.entry.span is None and seen.record is not None

@@ -142,6 +142,7 @@ class _Tracker:
     def _tool_start(self, event: Any) -> bool:
         if event.tool_call_id and event.tool_call_name:
             self._tool_names[event.tool_call_id] = event.tool_call_name
+            self.run.call_made(event.tool_call_id, event.tool_call_name)  # the model's order
         return False
 
     def _tool_result(self, event: Any) -> bool:
@@ -154,7 +155,7 @@ class _Tracker:
         content = event.content
         if isinstance(content, list):  # ag-ui-protocol 1.x content parts
             content = [_plain(part) for part in content]
-        self.run.capture(name, content)
+        self.run.capture(name, content, tool_call_id=event.tool_call_id)
         return False
 
     def _custom(self, event: Any) -> bool:

@@ -22,6 +22,7 @@ import pluggy
 if TYPE_CHECKING:
     from ._citations import Citation
     from ._extract import ReaderItem
+    from ._ledger import Entry
     from ._options import CitationOptions
     from ._references import Mention
 
@@ -86,12 +87,19 @@ def moca_reader_items(
 
 
 @hookspec(firstresult=True)
-def moca_marker_table(refs: Sequence[str]) -> Mapping[str, str] | None:
-    """Map marker texts (such as `"[1]"`) to node refs for one run.
+def moca_marker_table(
+    refs: Sequence[str], entries: Sequence[Entry], shown: Mapping[Entry, str]
+) -> Mapping[str, Entry | str] | None:
+    """Map marker texts (such as `"[1]"`) to what they cite, for one run.
 
-    Called when a message's citations are resolved, with the refs of every node the run
-    captured, in the order it first captured them. The built-in table numbers them:
-    `{"[1]": refs[0], "[2]": refs[1], ...}`.
+    Called when a message's citations are resolved, with every entry the run captured
+    (one per `node.ref` and span) in the order the model saw them (the order it issued
+    its calls, then position in each result), the refs of those entries in the order of
+    their first entry, and the markers the model was shown (`moca_agui.numbered`; empty
+    if none). A value is an `Entry`, or a ref, which names the entry a versioned ref
+    cites (the node's whole-node record, else its first entry). Take only the arguments
+    you use: a table of `{marker: ref}` from `refs` works as before. The built-in table
+    is `shown` if the model was shown markers, else `{"[1]": entries[0], ...}`.
 
     firstresult: the first non-None answer wins.
     """

@@ -1,0 +1,233 @@
+"""The run's ledger: one entry per node and span, numbered in the order the model saw them
+(the order it issued its calls, then position in each result), whenever results arrive."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ag_ui.core import ToolCallArgsEvent, ToolCallEndEvent, ToolCallResultEvent, ToolCallStartEvent
+
+import moca_agui
+from moca_agui.check import check_events
+from moca_agui.cli import main
+from moca_agui.client import Conversation
+from moca_agui.plugins import get_plugin_manager
+from streams import message, run, source, tool_call
+from support import citation_events, collect, record, ref
+
+A, B, C = record("a.md"), record("b.md"), record("c.md")
+
+
+@pytest.fixture
+def register() -> Iterator[Callable[[object], None]]:
+    """Register inline plugins on the process's manager for one test."""
+    manager, added = get_plugin_manager(), []
+    yield lambda plugin: added.append(manager.register(plugin))
+    for name in added:
+        manager.unregister(name=name)
+
+
+def chunk(rec: dict[str, Any], start: int, end: int) -> dict[str, Any]:
+    """A search hit on one chunk of a node: the whole record, with that chunk's span."""
+    return {**rec, "span": {"start": start, "end": end}, "score": 1.0}
+
+
+A1, A2 = chunk(A, 0, 40), chunk(A, 40, 90)
+
+
+def parallel_calls(*calls: tuple[str, str, object], finish: list[str]) -> list[Any]:
+    """One model response issuing `calls` (id, tool, result) together; their results
+    arrive in the order of `finish`, as a service running them concurrently sends them."""
+    starts = [
+        event
+        for call_id, name, _ in calls
+        for event in (
+            ToolCallStartEvent(tool_call_id=call_id, tool_call_name=name),
+            ToolCallArgsEvent(tool_call_id=call_id, delta="{}"),
+            ToolCallEndEvent(tool_call_id=call_id),
+        )
+    ]
+    results = {call_id: result for call_id, _, result in calls}
+    return [
+        *starts,
+        *(
+            ToolCallResultEvent(
+                message_id=f"tool-{call_id}",
+                tool_call_id=call_id,
+                content=json.dumps(results[call_id]),
+            )
+            for call_id in finish
+        ),
+    ]
+
+
+async def cited_values(events: list[Any], **options: Any) -> list[dict[str, Any]]:
+    stream = await collect(moca_agui.cite(source(events), **options))
+    assert check_events(stream) == []
+    return citation_events(stream)
+
+
+async def test_parallel_results_arriving_in_reverse_are_numbered_in_call_order():
+    events = run(
+        parallel_calls(
+            ("c1", "moca_search", {"query": "q", "results": [A, B]}),
+            ("c2", "moca_get_node", C),
+            finish=["c2", "c1"],
+        ),
+        message("m1", "Water [1], shelter [2], food [3]."),
+    )
+    [value] = await cited_values(events)
+    assert value["citations"] == [
+        {"marker": "[1]", "record": A},
+        {"marker": "[2]", "record": B},
+        {"marker": "[3]", "record": C},
+    ]
+
+
+async def test_the_numbers_do_not_depend_on_which_result_arrives_first():
+    calls = (("c1", "moca_get_node", A), ("c2", "moca_get_node", B))
+    text = message("m1", "[2] then [1].")
+    forward = await cited_values(run(parallel_calls(*calls, finish=["c1", "c2"]), text))
+    reverse = await cited_values(run(parallel_calls(*calls, finish=["c2", "c1"]), text))
+    assert forward == [{**reverse[0], "computedAt": forward[0]["computedAt"]}]
+    assert forward[0]["citations"] == [
+        {"marker": "[2]", "record": B},
+        {"marker": "[1]", "record": A},
+    ]
+
+
+async def test_a_result_whose_call_was_never_announced_comes_after_the_announced_ones():
+    citations = moca_agui.CitationRun()
+    citations.capture("moca_get_node", A)  # an adapter's capture without a call id
+    citations.call_made("c1", "moca_search")
+    citations.capture("moca_search", {"query": "q", "results": [B]}, tool_call_id="c1")
+    events = run(message("m1", "[1] and [2]."))
+    stream = await collect(moca_agui.cite(source(events), run=citations))
+    [value] = citation_events(stream)
+    assert value["citations"] == [{"marker": "[1]", "record": B}, {"marker": "[2]", "record": A}]
+
+
+async def test_a_compact_result_keeps_its_place_and_number_before_lookup_finds_it():
+    compact = {
+        "query": "q",
+        "results": [{"ref": ref(A), "title": A["node"]["title"], "score": 1.0}],
+    }
+    looked_up: list[str] = []
+
+    def lookup(node_ref: str) -> dict[str, Any]:
+        looked_up.append(node_ref)
+        return A
+
+    events = run(
+        parallel_calls(
+            ("c1", "moca_search", compact), ("c2", "moca_get_node", B), finish=["c2", "c1"]
+        ),
+        message("m1", "[2] and [1]."),
+    )
+    [value] = await cited_values(events, lookup=lookup)
+    assert value["citations"] == [{"marker": "[2]", "record": B}, {"marker": "[1]", "record": A}]
+    assert looked_up == [ref(A)]
+
+
+async def test_two_chunks_of_one_node_and_another_node_are_three_entries(tmp_path: Path):
+    events = run(
+        tool_call("c1", "moca_search", {"query": "q", "results": [A1, A2, B]}),
+        message("m1", f"First [1], then [2], and [3]; the node as a whole: {ref(A)}."),
+    )
+    stream = await collect(moca_agui.cite(source(events)))
+    [value] = citation_events(stream)
+    # The versioned ref names the node, not a span: with no whole-node record it cites
+    # the node's first entry in the model's order, [1], so it adds no entry.
+    assert value["citations"] == [
+        {"marker": "[1]", "record": A1},
+        {"marker": "[2]", "record": A2},
+        {"marker": "[3]", "record": B},
+    ]
+    assert check_events(stream) == []
+    capture = tmp_path / "chunks.jsonl"
+    capture.write_text("".join(json.dumps(e) + "\n" for e in stream), encoding="utf-8")
+    assert main(["check", str(capture)]) == 0
+    conversation = Conversation()
+    for event in stream:
+        conversation.feed(event)
+    [answer] = conversation.messages()
+    assert [(c.marker, c.ref, c.span) for c in answer.citations or ()] == [
+        ("[1]", ref(A), (0, 40)),
+        ("[2]", ref(A), (40, 90)),
+        ("[3]", ref(B), None),
+    ]
+
+
+async def test_a_versioned_ref_cites_the_whole_node_record_when_the_reader_returned_one():
+    events = run(
+        tool_call("c1", "moca_search", {"query": "q", "results": [A1, A2]}),
+        tool_call("c2", "moca_get_node", A),  # the whole node: no span
+        message("m1", f"In short {ref(A)}; in detail [2]."),
+    )
+    [value] = await cited_values(events)
+    assert value["citations"] == [{"record": A}, {"marker": "[2]", "record": A2}]
+
+
+async def test_a_marker_and_a_ref_naming_one_entry_give_one_citation_with_the_marker():
+    events = run(
+        tool_call("c1", "moca_search", {"query": "q", "results": [A1, B]}),
+        message("m1", f"{ref(A)} says so [1]."),
+    )
+    [value] = await cited_values(events)
+    assert value["citations"] == [{"marker": "[1]", "record": A1}]
+
+
+async def test_the_same_node_and_span_twice_is_one_entry():
+    events = run(
+        tool_call("c1", "moca_search", {"query": "q", "results": [A1, B]}),
+        tool_call("c2", "moca_search", {"query": "r", "results": [A1, C]}),
+        message("m1", "[1], [2] and [3]."),
+    )
+    [value] = await cited_values(events)
+    assert value["citations"] == [
+        {"marker": "[1]", "record": A1},
+        {"marker": "[2]", "record": B},
+        {"marker": "[3]", "record": C},
+    ]
+
+
+async def test_a_plugins_table_of_entries_replaces_the_default(register):
+    class Spans:
+        @moca_agui.hookimpl
+        def moca_marker_table(self, entries):
+            return {f"[{e.span[0] if e.span else 'node'}]": e for e in entries}
+
+    register(Spans())
+    events = run(
+        tool_call("c1", "moca_search", {"query": "q", "results": [A1, A2, B]}),
+        message("m1", "[40] and [node], not [1]."),
+    )
+    [value] = await cited_values(events)
+    assert value["citations"] == [
+        {"marker": "[40]", "record": A2},
+        {"marker": "[node]", "record": B},
+    ]
+
+
+async def test_a_plugins_table_of_refs_still_works_and_a_ref_names_the_nodes_entry(register):
+    class Letters:
+        @moca_agui.hookimpl
+        def moca_marker_table(self, refs):
+            return {f"[{chr(ord('a') + i)}]": r for i, r in enumerate(refs)}
+
+    register(Letters())
+    events = run(
+        tool_call("c1", "moca_search", {"query": "q", "results": [A1, A2, B]}),
+        message("m1", "[b] and [a]."),
+    )
+    [value] = await cited_values(events)
+    assert value["citations"] == [{"marker": "[b]", "record": B}, {"marker": "[a]", "record": A1}]
+
+
+def test_entries_compare_spans_by_value():
+    assert moca_agui.Entry("r", (1, 2)) == moca_agui.Entry("r", (1, 2))
+    assert moca_agui.Entry("r") != moca_agui.Entry("r", (0, 0))
