@@ -10,7 +10,7 @@ import nox
 
 nox.options.default_venv_backend = "venv"
 nox.options.reuse_existing_virtualenvs = True
-nox.options.sessions = ["tests", "tests-ag-ui-0.1", "lint", "types"]
+nox.options.sessions = ["tests", "tests-ag-ui-0.1", "lint", "types", "js"]
 
 PYTHON = "3.11"
 
@@ -116,6 +116,17 @@ def types(session: nox.Session) -> None:
     """
     session.install("--config-settings", "editable_mode=strict", "-e", ".[all]", "mypy")
     session.run("mypy", "-p", "moca_agui")
+
+
+@nox.session(python=PYTHON)
+def js(session: nox.Session) -> None:
+    """The npm package `js/`: its types (tsc) and `node --test` against the real
+    @ag-ui/client and `moca-agui demo` of every framework in [all] (Node 20, npm)."""
+    session.install("-e", ".[all]")
+    session.chdir("js")
+    session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
+    session.run("npm", "run", "types", external=True)
+    session.run("npm", "test", external=True)
 
 
 @nox.session(python=PYTHON)

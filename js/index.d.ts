@@ -1,0 +1,132 @@
+// Types of moca-agui (index.js). A citation record is citation-record.schema.json (v1).
+import type { AgentSubscriber } from "@ag-ui/client";
+
+export declare const EVENT_NAME: "moca.citations";
+export declare const EVENT_VERSION: 1;
+export declare const POSITIVE_OUTCOMES: readonly string[];
+
+export interface Claim {
+  by: string;
+  at?: string;
+}
+
+export interface AttestedReview {
+  reviewer: string;
+  reviewedAt: string;
+  outcome: string;
+  signer: string;
+  scope?: string;
+  [field: string]: unknown;
+}
+
+export interface Evidence {
+  source: { id?: string; title?: string; url?: string; resource?: string; [field: string]: unknown };
+  selector?: { exact?: string; [field: string]: unknown };
+  note?: string;
+  matched?: boolean;
+  [field: string]: unknown;
+}
+
+/** A citation record as the Reader produced it; every field is data, never markup. */
+export interface CitationRecord {
+  package: { id: string; version: string; digest: string; signed: boolean; signers?: string[] };
+  node: {
+    id: string;
+    path: string;
+    type: string;
+    ref: string;
+    locale?: string;
+    title?: string;
+    description?: string;
+    tags?: string[];
+    digest?: string;
+  };
+  trust: {
+    status: "draft" | "stable" | "deprecated";
+    declaredVerified: Claim[];
+    attestedReviews: AttestedReview[];
+    stale: boolean;
+    inForce: boolean;
+    superseded: boolean;
+    contested: boolean;
+    generated?: Claim | null;
+    staleAfter?: string;
+    validFrom?: string;
+    validUntil?: string;
+    supersededBy?: string[];
+    contestedBy?: string[];
+  };
+  span?: { start: number; end: number };
+  text?: string;
+  evidence?: Evidence[];
+  concepts?: string[];
+  audience?: string;
+  profiles?: string[];
+  score?: number;
+  retrieval?: { via: "search" | "requires" | "parts" | "narrower" | "related"; from?: string };
+}
+
+/** One source of a message: a valid record and the marker the answer uses for it, if any. */
+export interface Citation {
+  marker: string | null;
+  record: CitationRecord;
+}
+
+/** What the store holds for one message: one citation per `record.node.ref`, in order. */
+export interface MessageCitations {
+  /** When the Reader computed the trust flags (RFC 3339), or null if the event had none. */
+  computedAt: string | null;
+  citations: readonly Citation[];
+}
+
+export interface CitationsValue extends MessageCitations {
+  messageId: string;
+}
+
+/** A message as an AG-UI client holds it (only these fields are read). */
+export interface HeldMessage {
+  id: string;
+  role: string;
+  content?: unknown;
+}
+
+/** The AgentSubscriber that `MocaCitations.subscriber()` returns. */
+export interface CitationsSubscriber extends AgentSubscriber {
+  onCustomEvent(params: {
+    event: { name: string; value: unknown };
+    messages: ReadonlyArray<HeldMessage>;
+  }): void;
+}
+
+export declare class MocaCitations {
+  get(messageId: string): MessageCitations | undefined;
+  subscribe(listener: () => void): () => void;
+  subscriber(): CitationsSubscriber;
+}
+
+export type Tone = "good" | "info" | "warning" | "danger";
+
+export interface Badge {
+  /** Stable, for styling and tests: "attested-review", "stale", ... */
+  key: string;
+  label: string;
+  tone: Tone;
+  detail: string;
+}
+
+export interface Mention {
+  start: number;
+  end: number;
+  /** The citation referred to, or null for a ref the service left out: not a source. */
+  citation: Citation | null;
+}
+
+export declare function recordProblem(record: unknown): string | null;
+export declare function readCitations(value: unknown): CitationsValue | null;
+export declare function trustBadges(record: CitationRecord): Badge[];
+export declare function safeUrl(value: unknown): string | null;
+export declare function locateMarkers(text: string, citations: ReadonlyArray<Citation>): Mention[];
+export declare function withReadableDates(
+  text: string,
+  options?: { locale?: string; timeZone?: string },
+): Array<string | { iso: string; readable: string }>;

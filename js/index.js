@@ -1,0 +1,407 @@
+// moca-agui: show the MOCA sources of an agent's answers, with their trust signals, in an
+// AG-UI web UI. No imports and no build step: the same file runs in Node and in a browser.
+//
+// The rules are the client rules of MOCA citations over AG-UI 0.6.0 (section 4), the same as
+// the Python package's moca_agui.client: an event of an unknown version, for a message the
+// agent does not hold, or any other CUSTOM event is ignored; an invalid record is skipped with
+// a warning; sources are keyed by record.node.ref; trust is shown as the Reader contract says
+// (a declared verification is never a review); only http(s) URLs are links.
+
+/** @typedef {import("./index.js").CitationRecord} CitationRecord */
+/** @typedef {import("./index.js").Citation} Citation */
+/** @typedef {import("./index.js").MessageCitations} MessageCitations */
+/** @typedef {import("./index.js").CitationsValue} CitationsValue */
+/** @typedef {import("./index.js").Badge} Badge */
+/** @typedef {import("./index.js").Tone} Tone */
+/** @typedef {import("./index.js").Mention} Mention */
+/** @typedef {import("./index.js").HeldMessage} HeldMessage */
+/** @typedef {import("./index.js").CitationsSubscriber} CitationsSubscriber */
+
+export const EVENT_NAME = "moca.citations";
+export const EVENT_VERSION = 1;
+/** Review outcomes shown in the good tone (lower-cased): moca_agui.client.POSITIVE_OUTCOMES. */
+export const POSITIVE_OUTCOMES = Object.freeze(["accurate", "approved", "correct"]);
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+const DIGEST = /^sha256:[a-f0-9]{64}$/;
+const IRI = /^[A-Za-z][A-Za-z0-9+.-]*:[^\s]+$/;
+
+// -- records: citation-record.schema.json (v1), rule for rule as moca_agui.as_record ---------
+
+/** @param {unknown} v @returns {v is Record<string, unknown>} */
+const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+/** @param {unknown} v @returns {v is string} */
+const isString = (v) => typeof v === "string";
+/** @param {unknown} v @returns {v is boolean} */
+const isBool = (v) => typeof v === "boolean";
+/** @param {unknown} v */
+const isNumber = (v) => typeof v === "number" && Number.isFinite(v);
+/** @param {unknown} v */
+const isCount = (v) => Number.isInteger(v) && /** @type {number} */ (v) >= 0;
+/** @param {unknown} v */
+const isDigest = (v) => isString(v) && DIGEST.test(v);
+/** @param {(v: unknown) => boolean} check @returns {(v: unknown) => boolean} */
+const arrayOf = (check) => (v) => Array.isArray(v) && v.every(check);
+const strings = arrayOf(isString);
+/** @param {unknown} v */
+const byClaim = (v) => isObject(v) && isString(v.by) && (v.at === undefined || isString(v.at));
+
+/**
+ * The first problem of an object with `required` fields, `optional` ones and, when `closed`,
+ * no others (each field checked by its function), or null.
+ * @param {unknown} value @param {string} where
+ * @param {Record<string, (v: unknown) => boolean>} required
+ * @param {Record<string, (v: unknown) => boolean>} optional @param {boolean} closed
+ * @returns {string | null}
+ */
+function shape(value, where, required, optional, closed) {
+  if (!isObject(value)) return `${where}: not an object`;
+  for (const [key, check] of Object.entries(required)) {
+    if (!(key in value)) return `${where}.${key}: missing`;
+    if (!check(value[key])) return `${where}.${key}`;
+  }
+  for (const [key, check] of Object.entries(optional)) {
+    if (key in value && !check(value[key])) return `${where}.${key}`;
+  }
+  if (closed) {
+    const extra = Object.keys(value).filter((key) => !(key in required) && !(key in optional));
+    if (extra.length) return `${where}.${extra[0]}: not allowed`;
+  }
+  return null;
+}
+
+/** @param {unknown} v */
+const isSpan = (v) => shape(v, "span", { start: isCount, end: isCount }, {}, true) === null;
+const RECORD_FIELDS = {
+  span: isSpan,
+  text: isString,
+  evidence: arrayOf((e) => shape(e, "evidence", { source: isObject },
+    { selector: isObject, note: isString, matched: isBool }, false) === null),
+  concepts: arrayOf((v) => isString(v) && IRI.test(v)),
+  audience: isString,
+  profiles: strings,
+  score: isNumber,
+  retrieval: (/** @type {unknown} */ v) => shape(v, "retrieval",
+    { via: (x) => ["search", "requires", "parts", "narrower", "related"].includes(String(x)) },
+    { from: isString }, true) === null,
+};
+const PACKAGE_FIELDS = { id: isString, version: isString, digest: isDigest, signed: isBool };
+const NODE_FIELDS = {
+  id: isString, path: isString, type: isString,
+  ref: (/** @type {unknown} */ v) => isString(v) && v.length > 0,
+};
+const NODE_OPTIONAL = {
+  locale: isString, title: isString, description: isString, tags: strings, digest: isDigest,
+};
+const REVIEW = arrayOf((r) => shape(r, "review",
+  { reviewer: isString, reviewedAt: isString, outcome: isString, signer: isString },
+  { scope: isString }, false) === null);
+const TRUST_FIELDS = {
+  status: (/** @type {unknown} */ v) => ["draft", "stable", "deprecated"].includes(String(v)),
+  declaredVerified: arrayOf(byClaim), attestedReviews: REVIEW,
+  stale: isBool, inForce: isBool, superseded: isBool, contested: isBool,
+};
+const TRUST_OPTIONAL = {
+  generated: (/** @type {unknown} */ v) => v === null || byClaim(v), staleAfter: isString,
+  validFrom: isString, validUntil: isString, supersededBy: strings, contestedBy: strings,
+};
+
+/**
+ * Why `record` is not a valid citation record (the first rule it breaks), or null if it is.
+ * @param {unknown} record @returns {string | null}
+ */
+export function recordProblem(record) {
+  const top = shape(record, "record", { package: isObject, node: isObject, trust: isObject },
+    RECORD_FIELDS, true);
+  if (top || !isObject(record)) return (top || "").replace(/^record\./, "");
+  return shape(record.package, "package", PACKAGE_FIELDS, { signers: strings }, true) ||
+    shape(record.node, "node", NODE_FIELDS, NODE_OPTIONAL, true) ||
+    shape(record.trust, "trust", TRUST_FIELDS, TRUST_OPTIONAL, true);
+}
+
+// -- reading the event ----------------------------------------------------------------------
+
+/**
+ * The usable part of a `moca.citations` event's value: its message, time and valid entries
+ * (one per `record.node.ref`, the first), or null to ignore the event (an unknown version, no
+ * usable messageId or citations list). Each problem is a console warning.
+ * @param {unknown} value @returns {CitationsValue | null}
+ */
+export function readCitations(value) {
+  if (!isObject(value) || value.version !== EVENT_VERSION) {
+    warn(`ignored an event of version ${JSON.stringify(isObject(value) ? value.version : value)}`);
+    return null;
+  }
+  const { messageId, computedAt } = value;
+  if (!isString(messageId) || !messageId || !Array.isArray(value.citations)) {
+    warn("ignored an event without a messageId and a citations list");
+    return null;
+  }
+  /** @type {Map<string, Citation>} */
+  const byRef = new Map();
+  value.citations.forEach((entry, index) => {
+    const problem = isObject(entry) ? recordProblem(entry.record) : "not an object";
+    if (problem || !isObject(entry)) {
+      warn(`skipped citations[${index}], invalid record (${problem})`);
+      return;
+    }
+    const record = /** @type {CitationRecord} */ (entry.record);
+    const marker = isString(entry.marker) && entry.marker ? entry.marker : null;
+    if (!byRef.has(record.node.ref)) byRef.set(record.node.ref, { marker, record });
+  });
+  const time = isString(computedAt) && RFC3339.test(computedAt) ? computedAt : null;
+  if (computedAt !== undefined && time === null) warn("computedAt is not an RFC 3339 date-time");
+  return { messageId, computedAt: time, citations: [...byRef.values()] };
+}
+
+/** @param {string} message */
+function warn(message) {
+  console.warn(`moca-agui: ${message}`);
+}
+
+// -- the store ------------------------------------------------------------------------------
+
+/** The citations of each assistant message, by message id, outside the message objects. */
+export class MocaCitations {
+  /** @type {Map<string, MessageCitations>} */
+  #byMessage = new Map();
+  /** @type {Set<() => void>} */
+  #listeners = new Set();
+
+  /**
+   * The citations of message `messageId`, or undefined before its event.
+   * @param {string} messageId @returns {MessageCitations | undefined}
+   */
+  get(messageId) {
+    return this.#byMessage.get(messageId);
+  }
+
+  /**
+   * Call `listener` after each change; returns the function that stops it.
+   * @param {() => void} listener @returns {() => void}
+   */
+  subscribe(listener) {
+    this.#listeners.add(listener);
+    return () => void this.#listeners.delete(listener);
+  }
+
+  /**
+   * An AG-UI AgentSubscriber for `agent.subscribe(...)` or `agent.runAgent(params, ...)`:
+   * it keeps each `moca.citations` event for an assistant message the agent holds.
+   * @returns {CitationsSubscriber}
+   */
+  subscriber() {
+    return {
+      onCustomEvent: ({ event, messages }) => {
+        if (event.name === EVENT_NAME) this.#accept(event.value, messages);
+      },
+    };
+  }
+
+  /** @param {unknown} value @param {ReadonlyArray<HeldMessage>} messages */
+  #accept(value, messages) {
+    const read = readCitations(value);
+    if (read === null) return;
+    const { messageId, computedAt, citations } = read;
+    const message = messages.find((m) => m.id === messageId);
+    if (!message || message.role !== "assistant" || !isString(message.content)) {
+      warn(`ignored the citations of ${JSON.stringify(messageId)}: no such assistant message`);
+      return;
+    }
+    if (this.#byMessage.has(messageId)) {
+      warn(`ignored a second event for message ${JSON.stringify(messageId)}`);
+      return;
+    }
+    this.#byMessage.set(messageId, Object.freeze({ computedAt, citations }));
+    for (const listener of [...this.#listeners]) listener();
+  }
+}
+
+// -- trust ----------------------------------------------------------------------------------
+
+/** @param {string} key @param {string} label @param {Tone} tone @param {string} detail
+ *  @returns {Badge} */
+const badge = (key, label, tone, detail) => ({ key, label, tone, detail });
+
+/**
+ * The trust badges of a valid citation record, most serious first: moca_agui.client's
+ * trust_badges, rule for rule. `declaredVerified` is the author's own claim and never a
+ * review; each `attestedReviews` entry is one, good only for a positive outcome.
+ * @param {CitationRecord} record @returns {Badge[]}
+ */
+export function trustBadges(record) {
+  const { trust, package: pkg } = record;
+  /** @type {Badge[]} */
+  const badges = [];
+  if (trust.status === "deprecated") {
+    badges.push(badge("deprecated", "Deprecated", "danger", "The author deprecated this node."));
+  }
+  if (!trust.inForce) {
+    const parts = [];
+    if (trust.validFrom) parts.push(`from ${trust.validFrom}`);
+    if (trust.validUntil) parts.push(`until ${trust.validUntil}`);
+    const window = parts.length ? ` (valid ${parts.join(" ")})` : "";
+    badges.push(badge("not-in-force", "Not in force", "danger", `Not in force${window}.`));
+  }
+  if (trust.superseded) {
+    const by = (trust.supersededBy || []).join(", ") || "another loaded package";
+    badges.push(badge("superseded", "Superseded", "danger", `Superseded by ${by}.`));
+  }
+  if (trust.stale) {
+    const after = trust.staleAfter ? ` (${trust.staleAfter})` : "";
+    badges.push(badge("stale", "Stale", "warning", `Past its review date${after}.`));
+  }
+  if (trust.contested) {
+    const by = (trust.contestedBy || []).join(", ") || "another source";
+    badges.push(badge("contested", "Contested", "warning", `Contested by ${by}.`));
+  }
+  if (trust.status === "draft") {
+    badges.push(badge("draft", "Draft", "warning", "The author marked this node a draft."));
+  }
+  for (const review of trust.attestedReviews) {
+    const scope = review.scope ? ` Scope: ${review.scope}.` : "";
+    const detail = `Reviewed by ${review.reviewer} on ${review.reviewedAt}: ${review.outcome}. ` +
+      `Signed by ${review.signer}.${scope}`;
+    const tone = POSITIVE_OUTCOMES.includes(review.outcome.toLowerCase()) ? "good" : "warning";
+    badges.push(badge("attested-review", `Reviewed: ${review.outcome} (signed)`, tone, detail));
+  }
+  for (const claim of trust.declaredVerified) {
+    const at = claim.at ? ` on ${claim.at}` : "";
+    badges.push(badge("declared-verification", "Verified, as declared", "info",
+      `The author says ${claim.by} verified it${at}. Not signed, not checked.`));
+  }
+  if (pkg.signed) {
+    const signers = (pkg.signers || []).join(", ") || "a trusted publisher";
+    badges.push(badge("signed-package", "Signed package", "good",
+      `The package signature verified against the host's trust root: ${signers}.`));
+  } else {
+    badges.push(badge("unsigned-package", "Unsigned package", "warning",
+      "No package signature verified against the host's trust root."));
+  }
+  const generated = trust.generated;
+  if (generated) {
+    const at = generated.at ? ` at ${generated.at}` : "";
+    badges.push(badge("generated", "Generated", "info", `Generated by ${generated.by}${at}.`));
+  }
+  const states = (record.evidence || []).map((e) => (isBool(e.matched) ? e.matched : null));
+  /** @param {boolean | null} state */
+  const count = (state) => states.filter((s) => s === state).length;
+  if (count(true)) {
+    badges.push(badge("evidence-matched", `Evidence matched (${count(true)})`, "good",
+      "Quoted evidence found in the cited source: the quote is there, not proof."));
+  }
+  if (count(false)) {
+    badges.push(badge("evidence-not-matched", `Evidence not matched (${count(false)})`, "danger",
+      "Quoted evidence NOT found in the cited source."));
+  }
+  if (count(null)) {
+    badges.push(badge("evidence-unchecked", `Evidence not checked (${count(null)})`, "info",
+      "Evidence the Reader could not check (a source outside the package)."));
+  }
+  return badges;
+}
+
+/**
+ * `value` if it is an absolute http(s) URL safe to link to, else null: no spaces, control
+ * characters (DEL too), quotes, backslashes or angle brackets. moca_agui.client.safe_url.
+ * @param {unknown} value @returns {string | null}
+ */
+export function safeUrl(value) {
+  if (!isString(value) || /[\u0000-\u0020\\"'<>`\u007f]/.test(value)) return null;
+  // "//" and a host right after the scheme: the URL parser reads "https:/x" and "https:///x"
+  // as https://x/, where moca_agui (and RFC 3986) see no host at all.
+  if (!/^https?:\/\/[^/?#]/i.test(value)) return null;
+  let url;
+  try {
+    url = new URL(value);
+  } catch {
+    return null;
+  }
+  return url.hostname ? value : null;
+}
+
+// -- where the answer refers to its sources -------------------------------------------------
+
+// A ref stands between delimiters, as moca_agui finds it: a run of non-delimiters, trimmed of
+// trailing punctuation and edge markup until it is a cited ref. A ref-like token holds a
+// scheme's ":", then "@" and "#".
+const TOKEN = /[^\s<>()[\]{}"'`|]+/gu;
+const TRAILING = /[\p{P}*_~]$/u;
+const REF_LIKE = /^[A-Za-z][A-Za-z0-9+.-]*:[^@#]*@[^#]*#./;
+
+/**
+ * Where the answer `text` refers to its sources, as offsets (`text.slice(start, end)`), in
+ * text order, none inside another: each occurrence of a citation's marker, each ref of a
+ * citation standing between delimiters, and each ref-like token (`<package id>@<version>#
+ * <path>`) that no citation has, with `citation` null: a reference the service left out,
+ * which is not a source.
+ * @param {string} text @param {ReadonlyArray<Citation>} citations @returns {Mention[]}
+ */
+export function locateMarkers(text, citations) {
+  /** @type {Map<string, Citation>} */
+  const byRef = new Map();
+  for (const citation of citations) {
+    if (!byRef.has(citation.record.node.ref)) byRef.set(citation.record.node.ref, citation);
+  }
+  /** @type {Mention[]} */
+  const found = [];
+  for (const citation of citations) {
+    const marker = citation.marker;
+    if (!marker) continue;
+    for (let at = text.indexOf(marker); at !== -1; at = text.indexOf(marker, at + 1)) {
+      found.push({ start: at, end: at + marker.length, citation });
+    }
+  }
+  for (const match of text.matchAll(TOKEN)) {
+    let start = match.index ?? 0;
+    let token = match[0];
+    while (token && !byRef.has(token) && TRAILING.test(token)) token = token.slice(0, -1);
+    while (token && !byRef.has(token) && "*_~".includes(token[0])) {
+      token = token.slice(1);
+      start += 1;
+    }
+    const citation = byRef.get(token) ?? null;
+    if (citation || REF_LIKE.test(token)) found.push({ start, end: start + token.length, citation });
+  }
+  found.sort((a, b) => a.start - b.start || b.end - a.end);
+  /** @type {Mention[]} */
+  const mentions = [];
+  for (const mention of found) {
+    const last = mentions[mentions.length - 1];
+    if (last && mention.start < last.end) continue; // inside one already taken
+    mentions.push(mention);
+  }
+  return mentions;
+}
+
+// -- dates ----------------------------------------------------------------------------------
+
+const DATE = /\d{4}-\d{2}-\d{2}(?:[Tt]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:[Zz]|[+-]\d{2}:\d{2}))?/g;
+
+/**
+ * `text` cut at each ISO 8601 date or date-time in it (as records and badge details write
+ * them): strings, and `{ iso, readable }` for each date, readable in `locale` and `timeZone`
+ * (default: the user's). A date-only value is a calendar day, shown without a time.
+ * @param {string} text @param {{ locale?: string, timeZone?: string }} [options]
+ * @returns {Array<string | { iso: string, readable: string }>}
+ */
+export function withReadableDates(text, options = {}) {
+  /** @type {Array<string | { iso: string, readable: string }>} */
+  const parts = [];
+  let position = 0;
+  for (const match of text.matchAll(DATE)) {
+    const iso = match[0];
+    const at = match.index ?? 0;
+    const dateOnly = iso.length === 10;
+    const time = new Date(dateOnly ? `${iso}T00:00:00Z` : iso);
+    if (Number.isNaN(time.getTime())) continue;
+    const format = new Intl.DateTimeFormat(options.locale, dateOnly
+      ? { dateStyle: "medium", timeZone: "UTC" }
+      : { dateStyle: "medium", timeStyle: "short", timeZone: options.timeZone });
+    if (at > position) parts.push(text.slice(position, at));
+    parts.push({ iso, readable: format.format(time) });
+    position = at + iso.length;
+  }
+  if (position < text.length) parts.push(text.slice(position));
+  return parts;
+}

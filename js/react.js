@@ -1,0 +1,82 @@
+// moca-agui/react: a hook for the citations of one message and a component that shows them.
+// Text only: React escapes every string; a link's href only ever comes from safeUrl; nothing
+// remote is loaded (no image, no frame, no style from a record).
+import { createElement as h, Fragment, useCallback, useSyncExternalStore } from "react";
+import { safeUrl, trustBadges, withReadableDates } from "./index.js";
+
+/** @typedef {import("./index.js").MocaCitations} MocaCitations */
+/** @typedef {import("./index.js").MessageCitations} MessageCitations */
+/** @typedef {import("./index.js").Citation} Citation */
+/** @typedef {import("./index.js").Evidence} Evidence */
+/** @typedef {import("./react.js").MocaSourcesProps} MocaSourcesProps */
+
+/**
+ * The citations of message `messageId` in `store`, re-rendering when they arrive.
+ * @param {MocaCitations} store @param {string | undefined} messageId
+ * @returns {MessageCitations | undefined}
+ */
+export function useMocaCitations(store, messageId) {
+  const subscribe = useCallback((/** @type {() => void} */ l) => store.subscribe(l), [store]);
+  const snapshot = () => (messageId === undefined ? undefined : store.get(messageId));
+  return useSyncExternalStore(subscribe, snapshot, snapshot);
+}
+
+/**
+ * A message's sources with their trust badges; nothing before its event arrives.
+ * @param {MocaSourcesProps} props
+ */
+export function MocaSources({ value, locale, timeZone }) {
+  if (!value) return null;
+  const dates = { locale, timeZone };
+  return h("section", { className: "moca-sources" },
+    value.computedAt
+      ? h("p", { className: "computed-at" }, "Trust as of ", ...dated(value.computedAt, dates))
+      : null,
+    value.citations.length
+      ? value.citations.map((citation) => h(Source, { key: citation.record.node.ref, citation, dates }))
+      : h("p", { className: "no-sources" }, "No sources from the loaded packages."));
+}
+
+/** @param {{ citation: Citation, dates: { locale?: string, timeZone?: string } }} props */
+function Source({ citation: { marker, record }, dates }) {
+  const { node, package: pkg } = record;
+  const badges = trustBadges(record);
+  return h("article", { className: "source", "data-ref": node.ref },
+    h("header", null,
+      marker ? h("span", { className: "marker" }, marker) : null,
+      h("h3", { className: "title" }, node.title || node.path)),
+    h("p", { className: "package" }, pkg.id, " ", h("span", { className: "version" }, `version ${pkg.version}`)),
+    h("p", { className: "ref" }, h("code", null, node.ref)),
+    h("ul", { className: "badges" }, badges.map((b) =>
+      h("li", { key: b.key + b.label + b.detail, className: `badge ${b.tone}`, "data-badge": b.key }, b.label))),
+    h("ul", { className: "trust-details" }, badges.map((b) =>
+      h("li", { key: b.key + b.label + b.detail, "data-detail": b.key }, ...dated(b.detail, dates)))),
+    node.description ? h("p", { className: "description" }, node.description) : null,
+    record.evidence?.length
+      ? h("ul", { className: "evidence" }, record.evidence.map((entry, i) => h(EvidenceItem, { key: i, entry })))
+      : null,
+    typeof record.text === "string"
+      ? h("details", null, h("summary", null, "Text"), h("pre", { className: "text" }, record.text))
+      : null);
+}
+
+/** @param {{ entry: Evidence }} props */
+function EvidenceItem({ entry }) {
+  const source = entry.source || {};
+  const name = String(source.title || source.id || "source");
+  const url = safeUrl(source.url) || safeUrl(source.resource);
+  const state = entry.matched === true ? "matched" : entry.matched === false ? "not matched" : "not checked";
+  const exact = entry.selector?.exact;
+  return h("li", null,
+    url ? h("a", { href: url, rel: "noopener noreferrer nofollow" }, name) : name,
+    exact ? h(Fragment, null, " ", h("q", null, String(exact))) : null,
+    " ", h("span", { className: `evidence-${state.replace(" ", "-")}` }, state),
+    entry.note ? h(Fragment, null, " ", h("span", { className: "note" }, String(entry.note))) : null);
+}
+
+/** @param {string} text @param {{ locale?: string, timeZone?: string }} dates */
+function dated(text, dates) {
+  return withReadableDates(text, dates).map((part, i) => typeof part === "string"
+    ? part
+    : h("time", { key: i, dateTime: part.iso, title: part.iso }, part.readable));
+}

@@ -1,0 +1,56 @@
+// Start `moca-agui demo` on 127.0.0.1 for a test: the real Python service, over real HTTP.
+// The Python environment is the one on PATH (nox puts the session's first), or $MOCA_AGUI_PYTHON.
+import { execFileSync, spawn } from "node:child_process";
+import { createServer } from "node:net";
+import { dirname, join } from "node:path";
+
+const PYTHON = process.env.MOCA_AGUI_PYTHON || "python";
+const BIN = dirname(execFileSync(PYTHON, ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" }).trim());
+
+/** The demo's --framework names whose extra is part of moca-agui[all], as installed. */
+export function frameworksInAll() {
+  const script = `
+import json, re
+from importlib.metadata import requires
+from moca_agui.demo.server import FRAMEWORKS
+(line,) = [r for r in requires("moca-agui") if re.search(r"extra == .all.", r)]
+extras = set(re.search(r"\\[([^\\]]*)\\]", line).group(1).split(","))
+print(json.dumps([name for name, (_, extra) in FRAMEWORKS.items() if set(extra.split(",")) <= extras]))
+`;
+  return JSON.parse(execFileSync(PYTHON, ["-c", script], { encoding: "utf8" }));
+}
+
+async function freePort() {
+  const server = createServer();
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = /** @type {import("node:net").AddressInfo} */ (server.address());
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * `moca-agui demo --framework <framework>` on a free port; resolves once uvicorn says it
+ * runs, to { url, stop }. Rejects with the server's output if it exits first.
+ */
+export async function startDemo(framework) {
+  const port = await freePort();
+  const child = spawn(join(BIN, "moca-agui"), ["demo", "--framework", framework, "--port", String(port)], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  await new Promise((resolve, reject) => {
+    const read = (chunk) => {
+      output += chunk;
+      if (output.includes("Uvicorn running on")) resolve(undefined);
+    };
+    child.stdout.on("data", read);
+    child.stderr.on("data", read);
+    child.on("exit", (code) => reject(new Error(`moca-agui demo ${framework} exited ${code}:\n${output}`)));
+  });
+  const stop = () => new Promise((resolve) => {
+    child.removeAllListeners("exit");
+    child.on("exit", resolve);
+    child.kill("SIGINT");
+  });
+  return { url: `http://127.0.0.1:${port}/`, stop, output: () => output };
+}

@@ -1,0 +1,45 @@
+// locateMarkers: where an answer refers to its sources; withReadableDates: dates for people.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { locateMarkers, withReadableDates } from "moca-agui";
+
+import { CASES } from "./cases.js";
+
+const A = CASES.base;
+const B = { ...A, node: { ...A.node, ref: "https://example.org/moca/apiary@1.0.0#b.md" } };
+const shown = (text, mentions) => mentions.map((m) => [text.slice(m.start, m.end), m.citation]);
+
+test("markers and refs between delimiters, in text order, punctuation and markup trimmed", () => {
+  const a = { marker: "[1]", record: A };
+  const b = { marker: null, record: B };
+  const text = `Sun [1], see ${B.node.ref}. Again [1] and **${B.node.ref}**; (${A.node.ref}) [2]`;
+  assert.deepEqual(shown(text, locateMarkers(text, [a, b])), [
+    ["[1]", a], [B.node.ref, b], ["[1]", a], [B.node.ref, b], [A.node.ref, a],
+  ]);
+});
+
+test("a ref-like token no citation has is found with citation null: not a source", () => {
+  const a = { marker: "[1]", record: A };
+  const invented = "https://example.org/moca/apiary@0.9.0#a.md";
+  const text = `Old advice: ${invented}, new: ${A.node.ref}. Longer: ${A.node.ref}/x. Mail me@example.org#x. [1]`;
+  assert.deepEqual(shown(text, locateMarkers(text, [a])), [
+    [invented, null], [A.node.ref, a], [`${A.node.ref}/x`, null], ["[1]", a],
+  ]);
+});
+
+test("no citations, no text", () => {
+  assert.deepEqual(locateMarkers("", []), []);
+  assert.deepEqual(locateMarkers("plain text [1]", []), []);
+});
+
+test("ISO dates and date-times become readable parts; other text stays", () => {
+  const options = { locale: "en-GB", timeZone: "UTC" };
+  assert.deepEqual(withReadableDates("Valid from 2026-07-01T00:00:00Z until 2026-09-30.", options), [
+    "Valid from ", { iso: "2026-07-01T00:00:00Z", readable: "1 Jul 2026, 00:00" },
+    " until ", { iso: "2026-09-30", readable: "30 Sept 2026" }, ".",
+  ]);
+  assert.deepEqual(withReadableDates("2026-11-30T10:00:00+01:00", options),
+    [{ iso: "2026-11-30T10:00:00+01:00", readable: "30 Nov 2026, 09:00" }]);
+  assert.deepEqual(withReadableDates("no date, 2026-13-45 neither", options), ["no date, 2026-13-45 neither"]);
+});

@@ -1,0 +1,75 @@
+// moca-agui/react rendered with react-dom/server: a hostile record comes out as inert text.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { createElement as h } from "react";
+import { renderToStaticMarkup } from "react-dom/server";
+import { MocaCitations, trustBadges } from "moca-agui";
+import { MocaSources, useMocaCitations } from "moca-agui/react";
+
+import { CASES } from "./cases.js";
+
+const HOSTILE = CASES.records.find((c) => c.name.startsWith("the hostile record")).record;
+const render = (value) => renderToStaticMarkup(
+  h(MocaSources, { value, locale: "en-GB", timeZone: "UTC" }));
+
+/** Each start tag's name and attributes, from the markup React wrote. */
+function tags(markup) {
+  return [...markup.matchAll(/<([a-z0-9]+)((?:\s+[^\s=>]+(?:="[^"]*")?)*)\s*\/?>/g)].map(([, name, attrs]) => ({
+    name, attrs: Object.fromEntries([...attrs.matchAll(/([^\s=]+)(?:="([^"]*)")?/g)].map(([, k, v]) => [k, v ?? ""])),
+  }));
+}
+
+test("a hostile record renders as text: no script, no image, no handler, only the http(s) link", () => {
+  const markup = render({ computedAt: "2026-11-30T09:00:00Z", citations: [{ marker: "[1]", record: HOSTILE }] });
+  const found = tags(markup);
+  assert.deepEqual([...new Set(found.map((t) => t.name))].sort(), [
+    "a", "article", "code", "details", "h3", "header", "li", "p", "pre", "q", "section", "span",
+    "summary", "time", "ul"]);
+  assert.deepEqual(found.flatMap((t) => Object.keys(t.attrs)).filter((a) => a.startsWith("on")), []);
+  assert.deepEqual(found.filter((t) => t.name === "a").map((t) => t.attrs.href), ["https://example.org/notices"]);
+  // the markup in the fields is there, escaped, as the text it is
+  assert.ok(markup.includes("&lt;script&gt;window.__pwned = &quot;title&quot;&lt;/script&gt;Notice board"));
+  assert.ok(markup.includes("&lt;a href=&quot;javascript:window.__pwned=2&quot;&gt;Read the notice board&lt;/a&gt;"));
+  assert.ok(markup.includes("&lt;b&gt;Board&lt;/b&gt; rules"));
+});
+
+test("each source shows its marker, title, package, ref and trustBadges, each badge with its detail", () => {
+  const record = CASES.base;
+  const markup = render({ computedAt: null, citations: [{ marker: "[1]", record }] });
+  const badges = [...markup.matchAll(/<li class="badge ([a-z]+)" data-badge="([^"]+)">([^<]*)<\/li>/g)]
+    .map(([, tone, key, label]) => ({ key, label, tone }));
+  assert.deepEqual(badges, trustBadges(record).map(({ key, label, tone }) => ({ key, label, tone })));
+  assert.ok(markup.includes(`<span class="marker">[1]</span><h3 class="title">${record.node.title}</h3>`));
+  assert.ok(markup.includes(`<p class="package">${record.package.id} <span class="version">version 1.0.0</span></p>`));
+  assert.ok(markup.includes(`<code>${record.node.ref}</code>`));
+  assert.ok(!markup.includes("computed-at"));
+});
+
+test("dates are readable, the ISO time on hover", () => {
+  const stale = { ...CASES.base, trust: { ...CASES.base.trust, stale: true, staleAfter: "2026-02-10T00:00:00Z" } };
+  const markup = render({ computedAt: "2026-11-30T09:00:00.000+00:00", citations: [{ marker: null, record: stale }] });
+  assert.ok(markup.includes('<p class="computed-at">Trust as of <time dateTime="2026-11-30T09:00:00.000+00:00" ' +
+    'title="2026-11-30T09:00:00.000+00:00">30 Nov 2026, 09:00</time></p>'), markup);
+  assert.ok(markup.includes('Past its review date (<time dateTime="2026-02-10T00:00:00Z" title="2026-02-10T00:00:00Z">' +
+    "10 Feb 2026, 00:00</time>)."));
+});
+
+test("no citations say so; no event renders nothing", () => {
+  assert.equal(render({ computedAt: null, citations: [] }),
+    '<section class="moca-sources"><p class="no-sources">No sources from the loaded packages.</p></section>');
+  assert.equal(render(undefined), "");
+});
+
+test("useMocaCitations reads the store", () => {
+  const store = new MocaCitations();
+  store.subscriber().onCustomEvent({
+    event: { name: "moca.citations", value: { version: 1, messageId: "m1", citations: [{ record: CASES.base }] } },
+    messages: [{ id: "m1", role: "assistant", content: "a" }],
+  });
+  function Sources({ id }) {
+    return h(MocaSources, { value: useMocaCitations(store, id) });
+  }
+  assert.match(renderToStaticMarkup(h(Sources, { id: "m1" })), /data-ref="https:\/\/example.org\/moca\/apiary@1.0.0#hive-placement.md"/);
+  assert.equal(renderToStaticMarkup(h(Sources, { id: "m2" })), "");
+});

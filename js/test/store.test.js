@@ -1,0 +1,127 @@
+// The store's rules (spec section 4) through the real @ag-ui/client: a scripted SSE answer.
+import assert from "node:assert/strict";
+import { mock, test } from "node:test";
+
+import { HttpAgent } from "@ag-ui/client";
+import { MocaCitations, readCitations } from "moca-agui";
+
+import { CASES } from "./cases.js";
+
+const RECORD = CASES.base;
+const OTHER = { ...CASES.base, node: { ...CASES.base.node, ref: `${CASES.base.node.ref}-other` } };
+const run = { threadId: "t1", runId: "r1" };
+
+/** An HttpAgent whose service answers `events` (then RUN_FINISHED) as SSE. */
+function scripted(events) {
+  const body = [{ type: "RUN_STARTED", ...run }, ...events, { type: "RUN_FINISHED", ...run }]
+    .map((event) => `data: ${JSON.stringify(event)}\n\n`).join("");
+  const fetch = async () => new Response(body, { headers: { "Content-Type": "text/event-stream" } });
+  return new HttpAgent({ url: "http://127.0.0.1:9/", fetch, threadId: "t1" });
+}
+
+const text = (messageId, delta, role = "assistant") => [
+  { type: "TEXT_MESSAGE_START", messageId, role },
+  { type: "TEXT_MESSAGE_CONTENT", messageId, delta },
+  { type: "TEXT_MESSAGE_END", messageId },
+];
+const cite = (messageId, citations, extra = {}) => ({
+  type: "CUSTOM", name: "moca.citations", value: { version: 1, messageId, citations, ...extra },
+});
+
+async function runWith(events) {
+  const store = new MocaCitations();
+  const warn = mock.method(console, "warn", () => {});
+  try {
+    await scripted(events).runAgent({}, store.subscriber());
+  } finally {
+    warn.mock.restore();
+  }
+  return { store, warnings: warn.mock.calls.map((c) => String(c.arguments[0])) };
+}
+
+test("an event is kept for the assistant message it names, keyed by node.ref", async () => {
+  const { store, warnings } = await runWith([
+    ...text("m1", "See [1]."),
+    cite("m1", [{ marker: "[1]", record: RECORD }, { marker: "[2]", record: RECORD },
+      { record: OTHER }], { computedAt: "2026-11-30T09:00:00.000+00:00" }),
+  ]);
+  assert.deepEqual(store.get("m1"), {
+    computedAt: "2026-11-30T09:00:00.000+00:00",
+    citations: [{ marker: "[1]", record: RECORD }, { marker: null, record: OTHER }],
+  });
+  assert.deepEqual(warnings, []);
+});
+
+test("an unknown version, an unknown message, a user message and other CUSTOM events are ignored", async () => {
+  const { store, warnings } = await runWith([
+    ...text("m1", "a"),
+    ...text("u1", "question", "user"),
+    { type: "CUSTOM", name: "moca.citations", value: { version: 2, messageId: "m1", citations: [] } },
+    { type: "CUSTOM", name: "acme.sources", value: { version: 1, messageId: "m1", citations: [] } },
+    cite("nope", [{ record: RECORD }]),
+    cite("u1", [{ record: RECORD }]),
+  ]);
+  assert.equal(store.get("m1"), undefined);
+  assert.equal(store.get("nope"), undefined);
+  assert.equal(store.get("u1"), undefined);
+  assert.deepEqual(warnings, [
+    "moca-agui: ignored an event of version 2",
+    'moca-agui: ignored the citations of "nope": no such assistant message',
+    'moca-agui: ignored the citations of "u1": no such assistant message',
+  ]);
+});
+
+test("a second event for a message is ignored; invalid records are skipped with a warning", async () => {
+  const bad = { ...RECORD, trust: { ...RECORD.trust, stale: "no" } };
+  const { store, warnings } = await runWith([
+    ...text("m1", "a"),
+    cite("m1", [{ record: bad }, "junk", { marker: "", record: RECORD }], { computedAt: "today" }),
+    cite("m1", [{ record: OTHER }]),
+  ]);
+  assert.deepEqual(store.get("m1"), { computedAt: null, citations: [{ marker: null, record: RECORD }] });
+  assert.deepEqual(warnings, [
+    "moca-agui: skipped citations[0], invalid record (trust.stale)",
+    "moca-agui: skipped citations[1], invalid record (not an object)",
+    "moca-agui: computedAt is not an RFC 3339 date-time",
+    'moca-agui: ignored a second event for message "m1"',
+  ]);
+});
+
+test("ids from MESSAGES_SNAPSHOT and chunked messages count; a tool-call-only message does not", async () => {
+  const { store } = await runWith([
+    { type: "TEXT_MESSAGE_CHUNK", messageId: "c1", role: "assistant", delta: "Hel" },
+    { type: "TEXT_MESSAGE_CHUNK", delta: "lo" },
+    { type: "MESSAGES_SNAPSHOT", messages: [
+      { id: "s1", role: "assistant", content: "From the snapshot [1]." },
+      { id: "s2", role: "assistant", toolCalls: [] },
+    ] },
+    cite("s1", [{ marker: "[1]", record: RECORD }]),
+    cite("s2", [{ record: RECORD }]),
+  ]);
+  assert.deepEqual(store.get("s1")?.citations, [{ marker: "[1]", record: RECORD }]);
+  assert.equal(store.get("s2"), undefined);
+});
+
+test("listeners hear each change until they unsubscribe; a snapshot is stable", async () => {
+  const store = new MocaCitations();
+  const agent = scripted([...text("m1", "a"), cite("m1", [{ record: RECORD }])]);
+  const heard = [];
+  const stop = store.subscribe(() => heard.push(store.get("m1")));
+  agent.subscribe(store.subscriber());
+  await agent.runAgent();
+  stop();
+  assert.equal(heard.length, 1);
+  assert.equal(heard[0], store.get("m1")); // the same object each time: useSyncExternalStore
+  assert.ok(Object.isFrozen(store.get("m1")));
+});
+
+test("readCitations reads a value on its own (an assistant-ui data part)", () => {
+  const value = cite("m1", [{ marker: "[1]", record: RECORD }]).value;
+  assert.deepEqual(readCitations(value), {
+    messageId: "m1", computedAt: null, citations: [{ marker: "[1]", record: RECORD }],
+  });
+  const warn = mock.method(console, "warn", () => {});
+  assert.equal(readCitations({ ...value, messageId: "" }), null);
+  assert.equal(readCitations(null), null);
+  warn.mock.restore();
+});

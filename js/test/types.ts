@@ -1,0 +1,22 @@
+// What a TypeScript user of moca-agui writes; `tsc -p .` checks it against the shipped types.
+import { HttpAgent } from "@ag-ui/client";
+import { type Badge, type Citation, MocaCitations, locateMarkers, safeUrl, trustBadges } from "moca-agui";
+import { MocaSources, useMocaCitations } from "moca-agui/react";
+import { createElement } from "react";
+
+const store = new MocaCitations();
+const agent = new HttpAgent({ url: "http://127.0.0.1:8000/" });
+agent.subscribe(store.subscriber());
+void agent.runAgent({}, store.subscriber());
+
+const sources = store.get("message-id");
+const citations: readonly Citation[] = sources?.citations ?? [];
+const badges: Badge[] = citations.flatMap((c) => trustBadges(c.record));
+const link: string | null = safeUrl(citations[0]?.record.evidence?.[0]?.source.url);
+const stop: () => void = store.subscribe(() => {});
+const mentions = locateMarkers("See [1].", citations).map((m) => m.citation?.marker ?? "left out");
+
+export function Sources({ messageId }: { messageId: string }) {
+  return createElement(MocaSources, { value: useMocaCitations(store, messageId), locale: "en" });
+}
+export { badges, link, mentions, stop };
