@@ -1,7 +1,6 @@
 // Start `moca-agui demo` on 127.0.0.1 for a test: the real Python service, over real HTTP.
 // The Python environment is the one on PATH (nox puts the session's first), or $MOCA_AGUI_PYTHON.
 import { execFileSync, spawn } from "node:child_process";
-import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 
 const PYTHON = process.env.MOCA_AGUI_PYTHON || "python";
@@ -20,28 +19,20 @@ print(json.dumps([name for name, (_, extra) in FRAMEWORKS.items() if set(extra.s
   return JSON.parse(execFileSync(PYTHON, ["-c", script], { encoding: "utf8" }));
 }
 
-async function freePort() {
-  const server = createServer();
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = /** @type {import("node:net").AddressInfo} */ (server.address());
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 /**
- * `moca-agui demo --framework <framework>` on a free port; resolves once uvicorn says it
- * runs, to { url, stop }. Rejects with the server's output if it exits first.
+ * `moca-agui demo --framework <framework> --port 0`; resolves once it prints the URL it
+ * listens on (bound before it prints), to { url, stop }. Rejects with its output if it exits.
  */
 export async function startDemo(framework) {
-  const port = await freePort();
-  const child = spawn(join(BIN, "moca-agui"), ["demo", "--framework", framework, "--port", String(port)], {
+  const child = spawn(join(BIN, "moca-agui"), ["demo", "--framework", framework, "--port", "0"], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
-  await new Promise((resolve, reject) => {
+  const url = await new Promise((resolve, reject) => {
     const read = (chunk) => {
       output += chunk;
-      if (output.includes("Uvicorn running on")) resolve(undefined);
+      const listening = /\(\S+\): (http:\/\/127\.0\.0\.1:\d+\/)/.exec(output);
+      if (listening) resolve(listening[1]);
     };
     child.stdout.on("data", read);
     child.stderr.on("data", read);
@@ -52,5 +43,5 @@ export async function startDemo(framework) {
     child.on("exit", resolve);
     child.kill("SIGINT");
   });
-  return { url: `http://127.0.0.1:${port}/`, stop, output: () => output };
+  return { url, stop };
 }
