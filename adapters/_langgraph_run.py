@@ -5,6 +5,8 @@ carries only a `content_and_artifact` tool's content, and flattens a list of con
 blocks (an MCP tool's result) into one string. So the tool outputs are read from the
 LangGraph events instead, in `prepare_stream` (`watch`), and handed to the run's
 `LangGraphRun` through the parent's per-run `active_run`, the only state the two share.
+So is the order the model issued its calls (each model response's `tool_calls`), which
+numbers the results: TOOL_CALL_START gives it only when the model streams.
 
 A model that does not stream writes no TEXT_MESSAGE events: its answers exist only in
 MESSAGES_SNAPSHOT, so the run takes the text of each assistant message of this run from
@@ -40,8 +42,10 @@ class Watched:
 
     #: Ids of the messages the thread held before the run (its checkpoint).
     before: set[str]
-    #: (tool name, output) of each tool that ended, not yet taken by the run.
-    outputs: deque[tuple[str, object]] = field(default_factory=deque)
+    #: (tool call id, tool name) of each call a model response made, in its order.
+    calls: deque[tuple[str, str]] = field(default_factory=deque)
+    #: (tool name, output, tool call id) of each tool that ended, not yet taken by the run.
+    outputs: deque[tuple[str, object, str | None]] = field(default_factory=deque)
 
 
 def watch(active_run: dict[str, Any], agent_state: Any, prepared: dict[str, Any]) -> None:
@@ -51,17 +55,28 @@ def watch(active_run: dict[str, Any], agent_state: Any, prepared: dict[str, Any]
     watched = Watched({message.id for message in messages if getattr(message, "id", None)})
     active_run[_KEY] = watched
     if prepared.get("stream") is not None:
-        prepared["stream"] = tap(prepared["stream"], partial(_keep_outputs, watched.outputs))
+        prepared["stream"] = tap(prepared["stream"], partial(_keep, watched))
 
 
-def _keep_outputs(outputs: deque[tuple[str, object]], event: Any) -> None:
-    """Keep the tool outputs of an `on_tool_end` LangGraph event for the run to take."""
-    if isinstance(event, Mapping) and event.get("event") == "on_tool_end":
-        outputs.extend(_tool_outputs(event))
+def _keep(watched: Watched, event: Any) -> None:
+    """Keep the tool calls of a model response and the tool outputs of an `on_tool_end`
+    LangGraph event for the run to take."""
+    kind = event.get("event") if isinstance(event, Mapping) else None
+    if kind == "on_tool_end":
+        watched.outputs.extend(_tool_outputs(event))
+    elif kind == "on_chat_model_end":
+        # The response's own list of calls: the order the model issued them, which
+        # TOOL_CALL_START does not give when the model does not stream (it comes with
+        # each result, as the calls finish).
+        output = event.get("data", {}).get("output")
+        for call in getattr(output, "tool_calls", None) or ():
+            if call.get("id") and call.get("name"):
+                watched.calls.append((call["id"], call["name"]))
 
 
-def _tool_outputs(event: Mapping[str, Any]) -> Iterator[tuple[str, object]]:
-    """(tool name, what it returned) for each tool message of an `on_tool_end` event."""
+def _tool_outputs(event: Mapping[str, Any]) -> Iterator[tuple[str, object, str | None]]:
+    """(tool name, what it returned, its call id) for each tool message of an
+    `on_tool_end` event."""
     output = event.get("data", {}).get("output")
     if isinstance(output, Command):
         update = output.update
@@ -75,9 +90,9 @@ def _tool_outputs(event: Mapping[str, Any]) -> Iterator[tuple[str, object]]:
         if message.status == "error":
             logger.info("moca_agui: tool %s failed; nothing to capture", name)
         elif message.artifact is not None:
-            yield name, _unwrapped(message.artifact)
+            yield name, _unwrapped(message.artifact), message.tool_call_id
         else:
-            yield name, message.content
+            yield name, message.content, message.tool_call_id
 
 
 def _unwrapped(artifact: object) -> object:
@@ -114,9 +129,12 @@ class LangGraphRun(CitationRun):
                 self._watched = (getattr(agent, "active_run", None) or {}).get(_KEY)
                 self.reads_tool_call_results = self._watched is None
             if self._watched is not None:
-                outputs = self._watched.outputs
+                calls, outputs = self._watched.calls, self._watched.outputs
+                while calls:
+                    self.call_made(*calls.popleft())
                 while outputs:
-                    self.capture(*outputs.popleft())
+                    name, output, call_id = outputs.popleft()
+                    self.capture(name, output, tool_call_id=call_id)
             if event.type == EventType.MESSAGES_SNAPSHOT:
                 self._snapshot(event)
         except Exception:

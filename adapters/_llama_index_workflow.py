@@ -177,11 +177,15 @@ class CitingWorkflow(AGUIChatWorkflow):  # type: ignore[misc]
         for message in history:
             if message.role.value != "tool":  # tool results sent by the client are "user"
                 continue
-            taken = state.outputs.pop(message.additional_kwargs.get("tool_call_id", ""), None)
+            call_id = message.additional_kwargs.get("tool_call_id", "")
+            taken = state.outputs.pop(call_id, None)
             if taken is not None:
                 tool_name, output = taken
+                # The history is the order the model reads the results in (LlamaIndex
+                # appends them as they finish): it is this run's call order.
+                state.citations.call_made(call_id, tool_name)
                 if not output.is_error:
-                    state.citations.capture(tool_name, reader_result(output))
+                    state.citations.capture(tool_name, reader_result(output), tool_call_id=call_id)
         state.outputs.clear()  # frontend tools: their results come from the client
 
     async def _send_citations(self, ctx: Context, state: _RunState) -> None:
