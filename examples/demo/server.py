@@ -56,6 +56,7 @@ FRAMEWORKS: dict[str, tuple[str, str]] = {
     "langgraph": ("langgraph", "langgraph,demo"),
     "pydantic-ai": ("pydantic_ai", "pydantic-ai,demo"),
     "llama-index": ("llama_index", "llama-index,demo"),
+    "ag2": ("ag2", "ag2,demo"),
 }
 _STATIC = {
     "/": ("index.html", "text/html; charset=utf-8"),
