@@ -18,6 +18,7 @@ const frameworks = frameworksInAll();
 
 test("the demo's frameworks in [all] are the ones this test runs", () => {
   assert.ok(frameworks.includes("ag-ui") && frameworks.includes("langgraph"), frameworks.join());
+  assert.ok(frameworks.includes("ag2"), "ag2 (through CitationMiddleware) is in [all]");
   assert.ok(!frameworks.includes("agent-framework"), "agent-framework is not in [all]");
 });
 

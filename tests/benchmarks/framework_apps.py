@@ -2,8 +2,8 @@
 
 `MOCA_BENCH_FRAMEWORK` names the framework (a `--framework` of `moca-agui demo`);
 `MOCA_BENCH_CITED=0` serves the same service less the README's one line: in that process
-`moca_agui.instrument` and `moca_agui.cite` give back what they are given, so the demo's
-own `build_app` builds the framework's plain service.
+`moca_agui.instrument`, `moca_agui.cite` and `moca_agui.asgi.CitationMiddleware` give back
+what they are given, so the demo's own `build_app` builds the framework's plain service.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import os
 from typing import Any
 
 import moca_agui
+import moca_agui.asgi
 from moca_agui.demo.reader import DemoReader
 from moca_agui.demo.server import load_framework
 
@@ -25,4 +26,5 @@ def app() -> Any:
     if os.environ.get("MOCA_BENCH_CITED") == "0":
         moca_agui.instrument = _unchanged  # type: ignore[assignment]
         moca_agui.cite = _unchanged  # type: ignore[assignment]
+        moca_agui.asgi.CitationMiddleware = _unchanged  # type: ignore[assignment,misc]
     return build_app(DemoReader())

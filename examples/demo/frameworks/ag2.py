@@ -2,7 +2,7 @@
 (through AG2's own test model, `ag2.testing`), served by AG2's `AGUIStream`.
 
 AG2 yields already-encoded SSE, so there is no agent object to wrap: citations are turned
-on by the one line the README shows, `moca_agui.asgi.CitationMiddleware` around the app.
+on by the one line the README shows: `CitationMiddleware` (`moca_agui.asgi`) around the app.
 """
 
 from __future__ import annotations
@@ -26,8 +26,9 @@ from ag2.events.types import ModelMessageChunk
 from ag2.testing import TestClient, TestConfig, Turn
 from starlette.applications import Starlette
 from starlette.routing import Route
+from starlette.types import ASGIApp
 
-from moca_agui.asgi import CitationMiddleware
+from moca_agui import asgi
 
 from ..model import next_step
 from ..reader import READER_TOOLS, DemoReader
@@ -36,7 +37,7 @@ from ..steps import Answer, ToolResult
 __all__ = ["ScriptedConfig", "build_app"]
 
 
-def build_app(reader: DemoReader, **cite_options: Any) -> CitationMiddleware:
+def build_app(reader: DemoReader, **cite_options: Any) -> ASGIApp:
     """An ASGI app whose POST `/` is the AG-UI endpoint, with citations on.
 
     `cite_options` go to `CitationMiddleware`; `lookup` defaults to `reader.get`, so
@@ -46,7 +47,7 @@ def build_app(reader: DemoReader, **cite_options: Any) -> CitationMiddleware:
     tools = [tool(getattr(reader, name), name=name) for name in READER_TOOLS]
     agent = Agent("moca-demo", config=ScriptedConfig(), tools=tools)
     app = Starlette(routes=[Route("/", AGUIStream(agent).build_asgi())])
-    return CitationMiddleware(app, **cite_options)
+    return asgi.CitationMiddleware(app, **cite_options)
 
 
 class ScriptedConfig(TestConfig):
