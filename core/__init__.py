@@ -10,6 +10,7 @@ from ._citations import EVENT_NAME, EVENT_VERSION, Citation
 from ._extract import CompactResult
 from ._instrument import instrument, uninstrument
 from ._ledger import Entry
+from ._numbered import numbered, numbered_result
 from ._options import DEFAULT_READER_TOOLS, CitationOptions
 from ._records import InvalidRecord, as_record
 from ._references import Mention
@@ -39,6 +40,8 @@ __all__ = [
     "citing_factory",
     "hookimpl",
     "instrument",
+    "numbered",
+    "numbered_result",
     "options_of",
     "tap",
     "uninstrument",

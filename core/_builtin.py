@@ -10,9 +10,17 @@ from collections.abc import Set as AbstractSet
 
 from ._extract import ReaderItem, reader_items
 from ._ledger import Entry
+from ._numbered import numbered_function
 from ._options import CitationOptions
 from ._references import Mention, find_markers, find_refs
 from .hookspecs import hookimpl
+
+
+@hookimpl(trylast=True)
+def moca_numbered(target: object, name: str | None) -> object | None:
+    if callable(target) and not isinstance(target, type):
+        return numbered_function(target, name)
+    return None
 
 
 @hookimpl(trylast=True)

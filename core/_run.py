@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import inspect
 import json
 import logging
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
 import pluggy
 from ag_ui.core import CustomEvent
 
+from ._active import ACTIVE_RUN
 from ._citations import Citation, citations_event
 from ._extract import CompactResult, ReaderItem
 from ._ledger import Entry, Item, Ledger, Seen
@@ -84,6 +86,22 @@ class CitationRun:
                 answer = False
             known = self._reader_tools[tool_name] = bool(answer)
         return known
+
+    @staticmethod
+    def current() -> CitationRun | None:
+        """The run active in this context (`active`), if any: numbered tools number into it."""
+        return ACTIVE_RUN.get()
+
+    @contextlib.contextmanager
+    def active(self) -> Iterator[CitationRun]:
+        """Make this the run numbered tools number into, in this context and the tasks and
+        threads started from it, while the block runs. `cite` does it while the stream
+        it wraps makes each event; an adapter that runs tools elsewhere does it there."""
+        token = ACTIVE_RUN.set(self)
+        try:
+            yield self
+        finally:
+            ACTIVE_RUN.reset(token)
 
     def call_made(self, tool_call_id: str, tool_name: str) -> None:
         """The model issued a call: calls announced in the order it issued them number

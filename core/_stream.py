@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 from ag_ui.core import BaseEvent
 from pydantic import BaseModel
 
+from ._active import ACTIVE_RUN
 from ._citations import EVENT_NAME
 from ._options import CitationOptions
 from ._run import CitationRun
@@ -42,7 +43,16 @@ def cite(
 async def _cited(events: AsyncIterable[BaseEvent], tracker: _Tracker) -> AsyncIterator[BaseEvent]:
     iterator = aiter(events)
     try:
-        async for event in iterator:
+        while True:
+            # The stream makes each event with its run active: numbered tools it calls
+            # (and tasks it starts) number into this run.
+            token = ACTIVE_RUN.set(tracker.run)
+            try:
+                event = await anext(iterator)
+            except StopAsyncIteration:
+                break
+            finally:
+                ACTIVE_RUN.reset(token)
             if tracker.alive and getattr(event, "type", None) == "TEXT_MESSAGE_CONTENT":
                 # Most of a stream: its text deltas, taken in here rather than by a handler.
                 try:

@@ -56,6 +56,20 @@ def moca_install_hint() -> str | None:
 
 
 @hookspec(firstresult=True)
+def moca_numbered(target: object, name: str | None) -> object | None:
+    """Return `target` (a Reader tool or toolset) numbering its results, or None if not yours.
+
+    Called by `moca_agui.numbered(target)` for each tool. The returned tool calls the
+    original and returns what `moca_agui.numbered_result(tool_name, result)` gives for its
+    result: the text the model reads, each source beside the marker the active run
+    assigned it. `name` is the tool name the caller gave, if any. The built-in answer
+    wraps a plain function (sync or async), known by `name` or its `__name__`.
+
+    firstresult: the first non-None answer wins.
+    """
+
+
+@hookspec(firstresult=True)
 def moca_is_reader_tool(tool_name: str, options: CitationOptions) -> bool | None:
     """Say whether results of the tool `tool_name` are Reader results.
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import re
 from collections.abc import AsyncIterable, Iterable
 from functools import cache
 from importlib.resources import files
@@ -174,3 +175,26 @@ def hostile_record() -> dict[str, Any]:
         {"source": {"id": "upper", "resource": " JAVASCRIPT:alert(1)"}},
     ]
     return rec
+
+
+def copied_answer(shown: Iterable[object]) -> str:
+    """What a model that copies the numbers it was shown writes, having read these
+    numbered results (`moca_agui.numbered`) in this order: each source's path beside the
+    marker shown with it."""
+    parts = []
+    for text in shown:
+        view = json.loads(text) if isinstance(text, str) else text
+        for item in view["results"]:
+            result = item["result"]
+            path = result["node"]["path"] if "node" in result else result["ref"].split("#")[-1]
+            parts.append(f"{path} {item['marker']}")
+    return "Sources: " + "; ".join(parts) + "."
+
+
+def cited_as_shown(answer: str, *records: dict[str, Any]) -> list[dict[str, Any]]:
+    """The event's entries for a `copied_answer`: each record with the marker written
+    beside its path, in order of first mention."""
+    by_path = {rec["node"]["path"]: rec for rec in records}
+    pairs = dict.fromkeys(re.findall(r"(\S+\.md) (\[\d+\])", answer))
+    assert pairs, answer
+    return [{"marker": marker, "record": by_path[path]} for path, marker in pairs]

@@ -1,0 +1,82 @@
+"""`numbered`: Reader tools whose results show the model each source's run-wide marker.
+
+A numbered tool asks the run it is called in (`CitationRun.active`, which `cite` and the
+adapters enter while the agent runs) to number its result as it is produced, and returns
+what the model reads: the result's sources, each beside its marker. The run captures the
+result itself, exactly as the Reader produced it, and its marker table is those numbers,
+so `[n]` in the answer names what the model was shown as `[n]`, whatever the schedule.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import logging
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
+
+from ._active import ACTIVE_RUN
+
+__all__ = ["numbered", "numbered_function", "numbered_result"]
+
+logger = logging.getLogger("moca_agui")
+
+T = TypeVar("T")
+
+
+def numbered(target: T, *, name: str | None = None) -> T:
+    """`target` (a Reader tool, toolset or function, or a list of them) showing the model
+    each source's run-wide marker beside it, e.g. `tools = moca_agui.numbered(tools)`.
+
+    `name` is the tool name a plain function is known by (default: its `__name__`).
+    Raises TypeError for something no adapter can number.
+    """
+    from .plugins import get_plugin_manager  # the plugins' own module imports this one
+
+    if isinstance(target, list | tuple):
+        return cast(T, type(target)(numbered(item, name=name) for item in target))
+    made = get_plugin_manager().hook.moca_numbered(target=target, name=name)
+    if made is None:
+        raise TypeError(
+            f"moca_agui cannot number the results of {type(target).__qualname__}: pass a "
+            "Reader tool function, or a tool or toolset of a framework whose extra is "
+            "installed (LangGraph, Pydantic AI, LlamaIndex)"
+        )
+    return cast(T, made)
+
+
+def numbered_result(tool_name: str, result: object) -> object:
+    """What the model reads of one result of `tool_name`: numbered by the active run, or
+    `result` itself outside a run (logged), for a tool that is not a Reader, or on error."""
+    run = ACTIVE_RUN.get()
+    if run is None:
+        logger.warning(
+            "moca_agui: %s ran outside a citing run: its result is shown without numbers",
+            tool_name,
+        )
+        return result
+    try:
+        return run.numbered(tool_name, result)
+    except Exception:
+        logger.exception("moca_agui: a result of %s is shown without numbers", tool_name)
+        return result
+
+
+def numbered_function(function: Callable[..., Any], name: str | None = None) -> Callable[..., Any]:
+    """A function with `function`'s signature whose result is numbered (sync or async)."""
+    tool_name = name or getattr(function, "__name__", "")
+    if not tool_name:
+        raise TypeError("pass name=<the tool's name>: this callable has no __name__")
+    if inspect.iscoroutinefunction(function):
+
+        @functools.wraps(function)
+        async def numbered_async(*args: Any, **kwargs: Any) -> Any:
+            return numbered_result(tool_name, await function(*args, **kwargs))
+
+        return numbered_async
+
+    @functools.wraps(function)
+    def numbered_sync(*args: Any, **kwargs: Any) -> Any:
+        return numbered_result(tool_name, function(*args, **kwargs))
+
+    return numbered_sync

@@ -1,0 +1,159 @@
+"""`moca_agui.numbered` on the bare SDK: the model reads each source beside its run-wide
+marker, assigned by the run's ledger as the result is produced, and the event uses those
+numbers. A scripted model copies what it was shown."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from ag_ui.core import (
+    BaseEvent,
+    ToolCallArgsEvent,
+    ToolCallEndEvent,
+    ToolCallResultEvent,
+    ToolCallStartEvent,
+)
+
+import moca_agui
+from streams import message, run_finished, run_started
+from support import citation_events, cited_as_shown, collect, copied_answer, record, ref
+
+A, B, C, D = record("a.md"), record("b.md"), record("c.md"), record("d.md")
+
+
+def reader() -> tuple[Any, Any]:
+    """Numbered Reader tools; `moca_search` returns only after `moca_get_node` has."""
+    got_node = asyncio.Event()
+
+    async def moca_search(query: str) -> dict[str, Any]:
+        if query == "bees":
+            await got_node.wait()
+            for _ in range(3):  # moca_get_node's result is taken first (no clock involved)
+                await asyncio.sleep(0)
+            return {"query": query, "results": [A, B]}
+        return {"query": query, "results": [D, A]}
+
+    def moca_get_node(node_id: str) -> dict[str, Any]:
+        got_node.set()
+        return C
+
+    return moca_agui.numbered(moca_search), moca_agui.numbered(moca_get_node)
+
+
+def call(call_id: str, name: str, args: dict[str, Any]) -> list[BaseEvent]:
+    return [
+        ToolCallStartEvent(tool_call_id=call_id, tool_call_name=name),
+        ToolCallArgsEvent(tool_call_id=call_id, delta=json.dumps(args)),
+        ToolCallEndEvent(tool_call_id=call_id),
+    ]
+
+
+def result(call_id: str, content: str) -> BaseEvent:
+    return ToolCallResultEvent(message_id=f"tool-{call_id}", tool_call_id=call_id, content=content)
+
+
+async def agent(shown: list[str]) -> AsyncIterator[BaseEvent]:
+    """A bare AG-UI agent: one response with two parallel calls (results sent as they
+    finish, the first call last), then a second search, then an answer that copies
+    the numbers of everything it read, in the order it read it (call order)."""
+    moca_search, moca_get_node = reader()
+    yield run_started()
+    calls = {"c1": (moca_search, {"query": "bees"}), "c2": (moca_get_node, {"node_id": ref(C)})}
+    for call_id, (tool, args) in calls.items():
+        for event in call(call_id, tool.__name__, args):
+            yield event
+
+    async def execute(call_id: str) -> tuple[str, str]:
+        tool, args = calls[call_id]
+        answer = tool(**args)
+        return call_id, await answer if asyncio.iscoroutine(answer) else answer
+
+    texts: dict[str, str] = {}
+    for finished in asyncio.as_completed([asyncio.create_task(execute(c)) for c in calls]):
+        call_id, text = await finished
+        texts[call_id] = text
+        yield result(call_id, text)
+    for event in call("c3", "moca_search", {"query": "mites"}):
+        yield event
+    texts["c3"] = await moca_search(query="mites")
+    yield result("c3", texts["c3"])
+    shown.extend(texts[c] for c in ("c1", "c2", "c3"))  # the model's history: call order
+    for event in message("m1", copied_answer(shown)):
+        yield event
+    yield run_finished()
+
+
+async def test_the_model_cites_the_numbers_it_was_shown():
+    shown: list[str] = []
+    stream = await collect(moca_agui.cite(agent(shown)))
+
+    results = [e for e in stream if e["type"] == "TOOL_CALL_RESULT"]
+    assert [e["toolCallId"] for e in results] == ["c2", "c1", "c3"]  # c1 finished last
+    assert [json.loads(text) for text in shown] == [
+        {"results": [{"marker": "[2]", "result": A}, {"marker": "[3]", "result": B}]},
+        {"results": [{"marker": "[1]", "result": C}]},
+        # The second search starts at no [1] of its own; A keeps the marker it was shown.
+        {"results": [{"marker": "[4]", "result": D}, {"marker": "[2]", "result": A}]},
+    ]
+    [value] = citation_events(stream)
+    answer = copied_answer(shown)
+    assert value["citations"] == cited_as_shown(answer, A, B, C, D)
+    assert [c["marker"] for c in value["citations"]] == ["[2]", "[3]", "[1]", "[4]"]
+
+
+async def test_records_sent_are_the_readers_and_only_the_model_reads_the_numbers():
+    shown: list[str] = []
+    stream = await collect(moca_agui.cite(agent(shown)))
+    [value] = citation_events(stream)
+    assert all("marker" not in json.dumps(c["record"]) for c in value["citations"])
+    assert {json.dumps(c["record"]) for c in value["citations"]} == {
+        json.dumps(r) for r in (A, B, C, D)
+    }
+
+
+async def test_outside_a_citing_run_the_result_is_shown_as_it_is(caplog):
+    _, moca_get_node = reader()
+    with caplog.at_level(logging.WARNING, logger="moca_agui"):
+        assert moca_get_node(node_id=ref(C)) == C
+    assert "ran outside a citing run" in caplog.text
+
+
+async def test_a_result_with_no_source_and_a_tool_that_is_not_a_reader_are_shown_as_they_are():
+    def web_fetch(url: str) -> dict[str, Any]:
+        return {"query": "q", "results": [A]}
+
+    def moca_get_node(node_id: str) -> dict[str, Any]:
+        return {"error": f"no node {node_id}"}
+
+    run = moca_agui.CitationRun()
+    with run.active():
+        assert moca_agui.numbered(web_fetch)(url="x") == {"query": "q", "results": [A]}
+        assert moca_agui.numbered(moca_get_node)(node_id="x") == {"error": "no node x"}
+    assert run.numbered("moca_search", {"query": "q", "results": []}) == {
+        "query": "q",
+        "results": [],
+    }
+
+
+def test_numbered_keeps_the_signature_and_names_a_tool_by_its_function():
+    def moca_search(query: str, limit: int = 5) -> dict[str, Any]:
+        """Search."""
+        return {}
+
+    wrapped = moca_agui.numbered(moca_search)
+    assert wrapped.__name__ == "moca_search" and wrapped.__doc__ == "Search."
+    assert inspect.signature(wrapped) == inspect.signature(moca_search)
+    assert [f.__name__ for f in moca_agui.numbered([moca_search, moca_search])] == [
+        "moca_search"
+    ] * 2
+
+
+def test_numbered_refuses_what_it_cannot_number():
+    with pytest.raises(TypeError, match="cannot number the results of int"):
+        moca_agui.numbered(42)
