@@ -136,5 +136,7 @@ def bench(session: nox.Session) -> None:
     `nox -s bench -- --quick` for a short run; the plot goes beside BENCHMARKS.md.
     """
     session.install("-e", ".[all]", "matplotlib", "memray")
-    for name in ("stream", "http", "scaling", "memory", "event_size", "capture", "frameworks"):
+    for name in (
+        "stream", "http", "scaling", "memory", "event_size", "capture", "frameworks", "asgi",
+    ):  # fmt: skip
         session.run("python", f"tests/benchmarks/bench_{name}.py", *session.posargs)

@@ -88,30 +88,26 @@ class SSECitations:
 
     async def _take(self, event: bytes, out: list[bytes]) -> None:
         """Append `event` (without its blank line) to `out`, after its citation events."""
-        if self._cited is not None:
-            data = _data(event)
-            if data is not None:
-                try:
-                    parsed = _EVENT.validate_json(data)
-                except ValueError:
-                    await self._off("it cannot read the event %.200r", data)
+        cited = self._cited
+        if cited is not None and (data := _data(event)) is not None:
+            try:
+                parsed = _EVENT.validate_json(data)
+            except ValueError:
+                await self._off("it cannot read the event %.200r", data)
+            else:
+                self._inbox.event = parsed
+                extras: list[bytes] = []
+                try:  # cite sends the event back last, after its citation events
+                    while (sent := await cited.__anext__()) is not parsed:
+                        extras.append(self._encoded(sent))
+                except Exception:
+                    logger.exception(
+                        "moca_agui: citations off for %s; the stream flows on", self._where
+                    )
+                    await self.close()
                 else:
-                    out.extend(await self._cite(parsed))
+                    out.extend(extras)
         out.append(event)
-
-    async def _cite(self, event: BaseEvent) -> list[bytes]:
-        """The citation events `cite` sends before `event`, encoded."""
-        assert self._cited is not None
-        self._inbox.event = event
-        extras: list[bytes] = []
-        try:
-            while (sent := await anext(self._cited)) is not event:
-                extras.append(self._encoded(sent))
-        except Exception:
-            logger.exception("moca_agui: citations off for %s; the stream flows on", self._where)
-            await self.close()
-            return []
-        return extras
 
     def _encoded(self, event: BaseEvent) -> bytes:
         return self._encoder.encode(event).encode()

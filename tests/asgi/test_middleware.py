@@ -249,3 +249,23 @@ async def test_options_reach_every_request_and_state_does_not() -> None:
     assert timeless(two.content) == timeless(await cited_body(second, include_text=False))
     (value,) = citation_events(parse_stream(one.text))
     assert value["citations"] and all("text" not in c["record"] for c in value["citations"])
+
+
+async def test_a_cite_that_breaks_its_contract_costs_citations_not_the_stream(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Should `cite` ever read ahead (ask for an event before sending back the last),
+    the layer turns citations off, logs why, and the stream flows on as it came."""
+
+    async def reading_ahead(events: Any, *, run: Any) -> Any:
+        async for event in events:
+            yield event.model_copy()  # a copy: never the event it was given
+
+    monkeypatch.setattr("moca_agui._sse.cite", reading_ahead)
+    body = encoded(RUNS["records and a marker"])
+    with caplog.at_level(logging.ERROR, logger="moca_agui"):
+        response = await post(CitationMiddleware(chunked([body])))
+    assert response.content == body
+    (error,) = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert "citations off for POST /" in error.getMessage()
+    assert "before it sent back the one it was given" in str(error.exc_info[1])
