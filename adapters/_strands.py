@@ -1,0 +1,117 @@
+"""The citing `StrandsAgent`: each run sends one `moca.citations` event per answer.
+
+`citing(agent, options)` returns a shallow copy of the `StrandsAgent` whose class has
+`CitingStrandsAgent` mixed in first, and whose hook providers start with `ReaderResults`
+(ag-ui-strands gives its hook providers to every per-thread Strands `Agent` it builds).
+The copy shares the original's per-thread agents, so conversations carry on.
+
+Per run, `CitingStrandsAgent.run` makes a `CitationRun`, hands it to the Strands agent in
+the run's `invocation_state`, and passes the parent's AG-UI events through
+`moca_agui.cite`. `ReaderResults` takes each tool's own result from Strands'
+`AfterToolCallEvent`: the content blocks the model is sent next, before ag-ui-strands
+turns them into the TOOL_CALL_RESULT string (it keeps only the last text block, and
+re-reads text that is not JSON with its quotes swapped). Only the run's own state
+carries anything between the two: the hook holds nothing.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+from collections.abc import AsyncIterator, Mapping
+from typing import Any, TypeVar
+
+from ag_ui.core import RunAgentInput
+from ag_ui_strands import StrandsAgent
+from strands.hooks import AfterToolCallEvent, HookProvider, HookRegistry
+
+from moca_agui import CitationOptions, CitationRun, cite, citing_copy, options_of
+
+__all__ = ["CitingStrandsAgent", "ReaderResults", "citing"]
+
+logger = logging.getLogger("moca_agui")
+
+A = TypeVar("A")
+
+#: Where a run's `CitationRun` rides in the Strands `invocation_state`.
+RUN_KEY = "moca_agui.run"
+
+
+class CitingStrandsAgent(StrandsAgent):  # type: ignore[misc]
+    """A `StrandsAgent` whose runs send one `moca.citations` event per assistant message.
+
+    Made by `moca_agui.instrument(agent)`, never constructed directly;
+    `moca_agui.uninstrument` gives the agent it was made from.
+    """
+
+    async def run(
+        self, input_data: RunAgentInput, *, invocation_state: dict[str, Any] | None = None
+    ) -> AsyncIterator[Any]:
+        """The parent's events of one run, plus its `moca.citations` events."""
+        run = CitationRun(options_of(self))
+        # A Graph or Swarm builds no per-thread agent, so no hook sees its tools: there
+        # the TOOL_CALL_RESULT content is all there is to read.
+        run.reads_tool_call_results = self._orchestrator is not None
+        state = {**(invocation_state or {}), RUN_KEY: run}
+        async for event in cite(super().run(input_data, invocation_state=state), run=run):
+            yield event
+
+
+class ReaderResults(HookProvider):  # type: ignore[misc]
+    """Captures each tool's result into the run's `CitationRun` (in `invocation_state`).
+
+    It comes first among the agent's hook providers: Strands calls `AfterToolCallEvent`
+    callbacks in reverse order, so it sees the result after every other hook changed it.
+    """
+
+    def register_hooks(self, registry: HookRegistry, **kwargs: Any) -> None:
+        registry.add_callback(AfterToolCallEvent, _capture)
+
+
+def _capture(event: AfterToolCallEvent) -> None:
+    run = event.invocation_state.get(RUN_KEY)
+    if not isinstance(run, CitationRun):  # a run of the plain agent: nothing to cite
+        return
+    try:
+        name, call_id = event.tool_use.get("name"), event.tool_use.get("toolUseId")
+        result = event.result
+        if getattr(event, "retry", False) or event.cancel_message is not None:
+            return  # discarded or never run: the model is not sent this result
+        if event.exception is not None or result.get("status") != "success":
+            logger.info("moca_agui: tool %s failed; nothing to capture", name)
+            return
+        run.capture(str(name), content_parts(result.get("content")), tool_call_id=call_id)
+    except Exception:
+        logger.exception("moca_agui: could not read a Strands tool result; it flows on unchanged")
+
+
+def content_parts(content: object) -> list[object]:
+    """Strands tool result content blocks as MCP-style parts: `{"text": t}` becomes
+    `{"type": "text", "text": t}`, `{"json": value}` becomes `value`; media are dropped."""
+    if not isinstance(content, list):
+        raise ValueError(f"tool result content is {type(content).__name__}, not a list")
+    parts: list[object] = []
+    for block in content:
+        if isinstance(block, Mapping) and isinstance(block.get("text"), str):
+            parts.append({"type": "text", "text": block["text"]})
+        elif isinstance(block, Mapping) and "json" in block:
+            parts.append(block["json"])
+    return parts
+
+
+def citing(agent: A, options: CitationOptions) -> A:
+    """A copy of `agent` (a `StrandsAgent`) that sends `moca.citations` events."""
+    return citing_copy(agent, CitingStrandsAgent, options, copy=_with_reader_results)
+
+
+def _with_reader_results(agent: A) -> A:
+    hooks = getattr(agent, "_hooks", None)
+    if not isinstance(hooks, list):
+        raise TypeError(
+            "moca_agui cannot instrument this StrandsAgent: it keeps no list of hook "
+            "providers (`_hooks`), so its tools' results cannot be read; moca-agui "
+            "supports ag-ui-strands 1.x"
+        )
+    twin = copy.copy(agent)
+    twin._hooks = [ReaderResults(), *hooks]  # type: ignore[attr-defined]
+    return twin

@@ -1,0 +1,26 @@
+"""AWS Strands (ag-ui-strands): citations from a `StrandsAgent`, with one line.
+
+    agent = moca_agui.instrument(StrandsAgent(agent=strands_agent, name="support"))
+    add_strands_fastapi_endpoint(app, agent, "/")
+
+The instrumented agent is a copy of your `StrandsAgent`, of its own class with
+`CitingStrandsAgent` mixed in. Reader results are read from each tool's own result
+(an `@tool` function's or an MCP client tool's content), as the model is sent it;
+a failed call gives no source.
+"""
+
+from __future__ import annotations
+
+try:
+    import ag_ui_strands  # type: ignore[import-untyped]  # noqa: F401
+    import strands  # noqa: F401
+except ImportError as exc:
+    raise ImportError(
+        "moca_agui's Strands adapter needs ag-ui-strands and strands-agents: "
+        "pip install -e '.[strands]' from a clone of moca-agui "
+        f"(pip install 'moca-agui[strands]' once it is released) ({exc})"
+    ) from exc
+
+from ._strands import CitingStrandsAgent, citing
+
+__all__ = ["CitingStrandsAgent", "citing"]

@@ -1,0 +1,41 @@
+"""The Strands adapter's plugin: claims ag-ui-strands' `StrandsAgent` instances.
+
+Imports without Strands: it looks the framework up in `sys.modules`, so a target can
+only be one of its objects if the application imported it already.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from moca_agui import CitationOptions, hookimpl
+
+__all__ = ["moca_install_hint", "moca_instrument"]
+
+_ONE_LINE = 'agent = moca_agui.instrument(StrandsAgent(agent=strands_agent, name="..."))'
+
+
+@hookimpl
+def moca_instrument(target: object, options: CitationOptions) -> object | None:
+    agent = getattr(sys.modules.get("ag_ui_strands"), "StrandsAgent", None)
+    if agent is not None and isinstance(target, agent):
+        from .strands import citing
+
+        instrumented: object = citing(target, options)
+        return instrumented
+    if agent is not None and isinstance(target, type) and issubclass(target, agent):
+        raise TypeError(
+            f"moca_agui instruments a StrandsAgent instance, not its class: {_ONE_LINE}"
+        )
+    core = getattr(sys.modules.get("strands"), "Agent", None)
+    if core is not None and isinstance(target, core):
+        raise TypeError(
+            "moca_agui instruments the AG-UI agent that serves a Strands Agent, not the "
+            f"Agent: {_ONE_LINE}"
+        )
+    return None
+
+
+@hookimpl
+def moca_install_hint() -> str:
+    return "an AWS Strands `StrandsAgent` (ag-ui-strands): pip install 'moca-agui[strands]'"
