@@ -22,7 +22,7 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any, TypeVar
 
 from ag_ui.core import RunAgentInput
-from ag_ui_strands import StrandsAgent
+from ag_ui_strands import StrandsAgent  # type: ignore[import-untyped]
 from strands.hooks import AfterToolCallEvent, HookProvider, HookRegistry
 
 from moca_agui import CitationOptions, CitationRun, cite, citing_copy, options_of

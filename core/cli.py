@@ -45,7 +45,7 @@ def _add_demo(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     demo.add_argument(
         "--framework",
         default="ag-ui",
-        choices=["ag-ui", "langgraph", "pydantic-ai", "llama-index", "ag2"],
+        choices=["ag-ui", "langgraph", "pydantic-ai", "llama-index", "ag2", "strands"],
         help="the agent framework of the service (default: ag-ui, the bare SDK)",
     )
     demo.add_argument(

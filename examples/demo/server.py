@@ -57,6 +57,7 @@ FRAMEWORKS: dict[str, tuple[str, str]] = {
     "pydantic-ai": ("pydantic_ai", "pydantic-ai,demo"),
     "llama-index": ("llama_index", "llama-index,demo"),
     "ag2": ("ag2", "ag2,demo"),
+    "strands": ("strands", "strands,demo"),
 }
 _STATIC = {
     "/": ("index.html", "text/html; charset=utf-8"),

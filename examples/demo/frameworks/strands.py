@@ -17,9 +17,9 @@ from fastapi import FastAPI
 from pydantic import BaseModel
 from strands import Agent, tool
 from strands.models import Model
-from strands.tools.decorator import DecoratedFunctionTool
 from strands.types.content import Messages
 from strands.types.streaming import StreamEvent
+from strands.types.tools import AgentTool
 
 import moca_agui
 
@@ -39,7 +39,8 @@ def build_app(reader: DemoReader, **cite_options: Any) -> FastAPI:
     compact search results become whole records.
     """
     cite_options.setdefault("lookup", reader.get)
-    strands_agent = Agent(model=DemoModel(), tools=reader_tools(reader), callback_handler=None)
+    tools: list[Any] = [*reader_tools(reader)]
+    strands_agent = Agent(model=DemoModel(), tools=tools, callback_handler=None)
     agent = moca_agui.instrument(
         StrandsAgent(agent=strands_agent, name="moca-demo"), **cite_options
     )
@@ -48,9 +49,9 @@ def build_app(reader: DemoReader, **cite_options: Any) -> FastAPI:
     return app
 
 
-def reader_tools(reader: DemoReader) -> list[DecoratedFunctionTool[..., Any]]:
+def reader_tools(reader: DemoReader) -> list[AgentTool]:
     """The Reader's tools as Strands tools, named and described as the reference Reader's."""
-    return [tool(getattr(reader, name), name=name) for name in READER_TOOLS]
+    return [tool(name=name)(getattr(reader, name)) for name in READER_TOOLS]
 
 
 class DemoModel(Model):  # type: ignore[misc]
@@ -95,8 +96,10 @@ class DemoModel(Model):  # type: ignore[misc]
             yield {"contentBlockStop": {}}
             yield {"messageStop": {"stopReason": "end_turn"}}
             return
-        call = {"toolUseId": f"call-{uuid.uuid4().hex[:12]}", "name": step.name}
-        yield {"contentBlockStart": {"start": {"toolUse": call}}}
+        call_id = f"call-{uuid.uuid4().hex[:12]}"
+        yield {
+            "contentBlockStart": {"start": {"toolUse": {"toolUseId": call_id, "name": step.name}}}
+        }
         yield {"contentBlockDelta": {"delta": {"toolUse": {"input": json.dumps(step.arguments)}}}}
         yield {"contentBlockStop": {}}
         yield {"messageStop": {"stopReason": "tool_use"}}
