@@ -100,6 +100,22 @@ def tests_pydantic_ai(session: nox.Session, pins: tuple[str, ...]) -> None:
     session.run("pytest", "tests/pydantic_ai", *session.posargs)
 
 
+#: The oldest supported ag-ui-strands on the oldest strands-agents it takes, and the newest
+#: of both (ag-ui-strands 1.x needs ag-ui-protocol 1.x).
+STRANDS_VERSIONS = {
+    "1.0.0": ("ag-ui-strands==1.0.0", "strands-agents==1.55.0"),
+    "newest": ("ag-ui-strands>=1,<2", "strands-agents>=1.55"),
+}
+
+
+@nox.session(python=PYTHON, name="tests-strands")
+@nox.parametrize("pins", list(STRANDS_VERSIONS.values()), ids=list(STRANDS_VERSIONS))
+def tests_strands(session: nox.Session, pins: tuple[str, ...]) -> None:
+    """The Strands adapter on each pinned set of STRANDS_VERSIONS."""
+    session.install("-e", ".[strands,test]", *pins)
+    session.run("pytest", "tests/strands", *session.posargs)
+
+
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
     session.install("ruff")

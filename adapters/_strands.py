@@ -17,8 +17,10 @@ carries anything between the two: the hook holds nothing.
 from __future__ import annotations
 
 import copy
+import dataclasses
+import functools
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any, TypeVar
 
 from ag_ui.core import RunAgentInput
@@ -68,29 +70,36 @@ class ReaderResults(HookProvider):  # type: ignore[misc]
         registry.add_callback(AfterToolCallEvent, _capture)
 
 
+#: The one `ReaderResults`: it holds nothing, so every agent can share it.
+READER_RESULTS = ReaderResults()
+
+
 def _capture(event: AfterToolCallEvent) -> None:
     run = event.invocation_state.get(RUN_KEY)
     if not isinstance(run, CitationRun):  # a run of the plain agent: nothing to cite
         return
     try:
-        name, call_id = event.tool_use.get("name"), event.tool_use.get("toolUseId")
+        name, call_id = str(event.tool_use.get("name")), event.tool_use.get("toolUseId")
         result = event.result
         if getattr(event, "retry", False) or event.cancel_message is not None:
             return  # discarded or never run: the model is not sent this result
         if event.exception is not None or result.get("status") != "success":
             logger.info("moca_agui: tool %s failed; nothing to capture", name)
             return
-        run.capture(str(name), content_parts(result.get("content")), tool_call_id=call_id)
+        parts = content_parts(result.get("content"))
     except Exception:
         logger.exception("moca_agui: could not read a Strands tool result; it flows on unchanged")
+        return
+    run.capture(name, parts, tool_call_id=call_id)
 
 
 def content_parts(content: object) -> list[object]:
     """Strands tool result content blocks as MCP-style parts: `{"text": t}` becomes
     `{"type": "text", "text": t}`, `{"json": value}` becomes `value`; media are dropped."""
-    if not isinstance(content, list):
-        raise ValueError(f"tool result content is {type(content).__name__}, not a list")
     parts: list[object] = []
+    if not isinstance(content, list):
+        logger.warning("moca_agui: skipped a tool result whose content is not a list")
+        return parts
     for block in content:
         if isinstance(block, Mapping) and isinstance(block.get("text"), str):
             parts.append({"type": "text", "text": block["text"]})
@@ -104,7 +113,8 @@ def citing(agent: A, options: CitationOptions) -> A:
     return citing_copy(agent, CitingStrandsAgent, options, copy=_with_reader_results)
 
 
-def _with_reader_results(agent: A) -> A:
+def _with_reader_results(agent: Any) -> Any:
+    """A shallow copy of `agent` whose per-thread Strands agents get `ReaderResults` first."""
     hooks = getattr(agent, "_hooks", None)
     if not isinstance(hooks, list):
         raise TypeError(
@@ -113,5 +123,17 @@ def _with_reader_results(agent: A) -> A:
             "supports ag-ui-strands 1.x"
         )
     twin = copy.copy(agent)
-    twin._hooks = [ReaderResults(), *hooks]  # type: ignore[attr-defined]
+    twin._hooks = [READER_RESULTS, *hooks]
+    per_thread = twin.config.thread_agent_kwargs
+    if per_thread is not None:  # the hooks it returns replace `_hooks`: ours go first there too
+        twin.config = dataclasses.replace(
+            twin.config, thread_agent_kwargs=functools.partial(_thread_kwargs, per_thread)
+        )
     return twin
+
+
+def _thread_kwargs(per_thread: Callable[[Any], Any], input_data: Any) -> Any:
+    kwargs = per_thread(input_data)
+    if isinstance(kwargs, Mapping) and "hooks" in kwargs:
+        return {**kwargs, "hooks": [READER_RESULTS, *kwargs["hooks"]]}
+    return kwargs

@@ -9,7 +9,9 @@ import json
 from typing import Any
 
 import pytest
-from strands import tool
+from ag_ui_strands import StrandsAgent, StrandsAgentConfig
+from strands import Agent, tool
+from strands.hooks import AfterToolCallEvent, HookProvider, HookRegistry
 from strands_support import (
     A,
     B,
@@ -211,3 +213,47 @@ async def test_options_reach_the_event(include_text: bool) -> None:
     [value] = citation_events(stream)
     expected = A if include_text else {k: v for k, v in A.items() if k != "text"}
     assert value["citations"] == [{"record": expected}]
+
+
+class Rewriter(HookProvider):
+    """An application's hook: retries each tool call once, then sends the model B instead."""
+
+    def register_hooks(self, registry: HookRegistry, **kwargs: Any) -> None:
+        registry.add_callback(AfterToolCallEvent, self.after)
+
+    def after(self, event: AfterToolCallEvent) -> None:
+        if not event.invocation_state.setdefault("retried", False):
+            event.invocation_state["retried"] = event.retry = True
+        else:
+            event.result = {**event.result, "content": [{"text": json.dumps(B)}]}
+
+
+async def test_the_result_the_model_is_sent_counts_after_the_applications_hooks() -> None:
+    script = [[Call("moca_get_node", {"node_id": ref(A)})], [f"{ref(A)} or {ref(B)}?"]]
+
+    def make() -> StrandsAgent:
+        return StrandsAgent(
+            agent=Agent(model=ScriptedModel(script), tools=reader_tools(A), callback_handler=None),
+            name="support",
+            hooks=[Rewriter()],
+        )
+
+    stream = await run_both(make, "q")
+    [value] = citation_events(stream)
+    assert value["citations"] == [{"record": B}]  # A was discarded for a retry, then replaced
+
+
+async def test_hooks_from_thread_agent_kwargs_keep_the_reader_hook() -> None:
+    script = [[Call("moca_get_node", {"node_id": ref(A)})], [f"{ref(A)} or {ref(B)}?"]]
+
+    def make() -> StrandsAgent:
+        config = StrandsAgentConfig(thread_agent_kwargs=lambda input_data: {"hooks": [Rewriter()]})
+        return StrandsAgent(
+            agent=Agent(model=ScriptedModel(script), tools=reader_tools(A), callback_handler=None),
+            name="support",
+            config=config,
+        )
+
+    stream = await run_both(make, "q")
+    [value] = citation_events(stream)
+    assert value["citations"] == [{"record": B}]
