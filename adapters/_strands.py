@@ -51,9 +51,7 @@ class CitingStrandsAgent(StrandsAgent):  # type: ignore[misc]
     ) -> AsyncIterator[Any]:
         """The parent's events of one run, plus its `moca.citations` events."""
         run = CitationRun(options_of(self))
-        # A Graph or Swarm builds no per-thread agent, so no hook sees its tools: there
-        # the TOOL_CALL_RESULT content is all there is to read.
-        run.reads_tool_call_results = self._orchestrator is not None
+        run.reads_tool_call_results = False  # the hook reads each tool's own result
         state = {**(invocation_state or {}), RUN_KEY: run}
         async for event in cite(super().run(input_data, invocation_state=state), run=run):
             yield event

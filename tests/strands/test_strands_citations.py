@@ -12,6 +12,7 @@ import pytest
 from ag_ui_strands import StrandsAgent, StrandsAgentConfig
 from strands import Agent, tool
 from strands.hooks import AfterToolCallEvent, HookProvider, HookRegistry
+from strands.multiagent import GraphBuilder
 from strands_support import (
     A,
     B,
@@ -257,3 +258,21 @@ async def test_hooks_from_thread_agent_kwargs_keep_the_reader_hook() -> None:
     stream = await run_both(make, "q")
     [value] = citation_events(stream)
     assert value["citations"] == [{"record": B}]
+
+
+async def test_a_graph_orchestrator_streams_no_tool_calls_so_its_answer_cites_nothing() -> None:
+    script = [[Call("moca_get_node", {"node_id": ref(A)})], [f"See {ref(A)}."]]
+
+    def graph() -> Any:
+        builder = GraphBuilder()
+        builder.add_node(
+            Agent(model=ScriptedModel(script), tools=reader_tools(A), callback_handler=None),
+            "reader",
+        )
+        builder.set_max_node_executions(3)
+        return builder.build()
+
+    stream = await run_both(lambda: StrandsAgent(agent=graph, name="graph"), "q")
+    assert "TOOL_CALL_START" not in kinds(stream)
+    [value] = citation_events(stream)
+    assert value["citations"] == []
