@@ -11,14 +11,15 @@ a failed call gives no source.
 
 from __future__ import annotations
 
+from moca_agui._install import pip_install
+
 try:
     import ag_ui_strands  # type: ignore[import-untyped]  # noqa: F401
     import strands  # noqa: F401
 except ImportError as exc:
     raise ImportError(
         "moca_agui's Strands adapter needs ag-ui-strands and strands-agents: "
-        "pip install -e '.[strands]' from a clone of moca-agui "
-        f"(pip install 'moca-agui[strands]' once it is released) ({exc})"
+        f"{pip_install('strands')} ({exc})"
     ) from exc
 
 from ._strands import CitingStrandsAgent, citing

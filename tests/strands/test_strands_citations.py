@@ -188,11 +188,6 @@ def out_of_order_reader() -> list[Any]:
     return [moca_get_node]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 10's ledger (CitationRun numbering entries in call order) is not on main: "
-    "entries are numbered in the order results arrive",
-)
 async def test_two_reader_calls_in_one_response_are_numbered_in_call_order() -> None:
     calls = [Call("moca_get_node", {"node_id": ref(x)}, f"c{n}") for n, x in ((1, A), (2, B))]
     script = [calls, ["First [1], then [2]."]]

@@ -72,7 +72,8 @@ def test_a_class_or_a_strands_agent_is_refused_with_the_one_line() -> None:
 def test_an_unknown_target_names_the_strands_install() -> None:
     with pytest.raises(TypeError) as refused:
         moca_agui.instrument(object())
-    assert "`StrandsAgent` (ag-ui-strands): pip install 'moca-agui[strands]'" in str(refused.value)
+    hint = "`StrandsAgent` (ag-ui-strands): pip install -e '.[strands]' in a clone of moca-agui"
+    assert hint in str(refused.value)
 
 
 def test_without_ag_ui_strands_the_adapter_names_the_install(
@@ -82,5 +83,5 @@ def test_without_ag_ui_strands_the_adapter_names_the_install(
     monkeypatch.delitem(sys.modules, "moca_agui.adapters.strands")
     with pytest.raises(ImportError) as missing:
         importlib.import_module("moca_agui.adapters.strands")
-    assert "pip install -e '.[strands]' from a clone" in str(missing.value)
-    assert "pip install 'moca-agui[strands]' once it is released" in str(missing.value)
+    assert "pip install -e '.[strands]' in a clone of moca-agui" in str(missing.value)
+    assert "(once released: pip install 'moca-agui[strands]')" in str(missing.value)
