@@ -7,10 +7,9 @@ from collections.abc import AsyncIterable, AsyncIterator, Callable
 from typing import Any, TypeVar
 
 from ag_ui.core import BaseEvent
-from pydantic import BaseModel
 
 from ._active import ACTIVE_RUN
-from ._citations import EVENT_NAME
+from ._follow import Follower, StreamSink
 from ._options import CitationOptions
 from ._run import CitationRun
 
@@ -41,6 +40,7 @@ def cite(
 
 
 async def _cited(events: AsyncIterable[BaseEvent], tracker: _Tracker) -> AsyncIterator[BaseEvent]:
+    follower = tracker.follower
     iterator = aiter(events)
     try:
         while True:
@@ -53,11 +53,15 @@ async def _cited(events: AsyncIterable[BaseEvent], tracker: _Tracker) -> AsyncIt
                 break
             finally:
                 ACTIVE_RUN.reset(token)
-            if tracker.alive and getattr(event, "type", None) == "TEXT_MESSAGE_CONTENT":
-                # Most of a stream: its text deltas, taken in here rather than by a handler.
+            if (
+                getattr(event, "type", None) == "TEXT_MESSAGE_CONTENT"
+                and tracker.alive
+                and follower.chunk is None
+            ):
+                # Most of a stream: its text deltas, taken in here rather than by the follower.
                 try:
                     tracker.run.add_text(event.message_id, event.delta)  # type: ignore[attr-defined]
-                except Exception:  # not a real delta: the handler logs it, citations off
+                except Exception:  # not a real delta: the follower says so, citations off
                     tracker.observe(event)
             elif tracker.observe(event):
                 for extra in await tracker.flush():
@@ -71,47 +75,34 @@ async def _cited(events: AsyncIterable[BaseEvent], tracker: _Tracker) -> AsyncIt
             await close()
 
 
-class _Tracker:
-    """Follows one stream: message text, tool names, where the run ends."""
+class _Tracker(StreamSink):
+    """What `cite` makes of the stream the follower reads: a run's text, results, its end."""
 
-    __slots__ = (
-        "_chunk_id", "_handlers", "_sent", "_started", "_tool_names", "alive", "run",
-    )  # fmt: skip
+    __slots__ = ("_due", "_sent", "_started", "alive", "follower", "run")
 
     def __init__(self, run: CitationRun) -> None:
-        self._handlers: dict[str, Callable[[Any], bool]] = {
-            "RUN_STARTED": self._run_started,
-            "TEXT_MESSAGE_START": self._text_start,
-            "TEXT_MESSAGE_CONTENT": self._text_content,
-            "TEXT_MESSAGE_CHUNK": self._text_chunk,
-            "TOOL_CALL_START": self._tool_start,
-            "TOOL_CALL_CHUNK": self._tool_start,
-            "TOOL_CALL_RESULT": self._tool_result,
-            "CUSTOM": self._custom,
-            "RUN_FINISHED": self._run_finished,
-            "RUN_ERROR": self._run_error,
-        }
+        self.follower = Follower(self)
         self._reset(run)
 
     def _reset(self, run: CitationRun) -> None:
         self.run = run
         self.alive = True  # False once the run ended or the layer failed: pass through only
-        self._tool_names: dict[str, str] = {}  # tool call id -> tool name
+        self._due = False  # the run's citation events are due before the current event
         self._sent = False
         self._started = False
-        self._chunk_id: str | None = None
 
     def observe(self, event: object) -> bool:
         """Take in one event; True when the run's citation events are due before it."""
-        handler = self._handlers.get(getattr(event, "type", None))  # type: ignore[arg-type]
-        if handler is None or not (self.alive or handler == self._run_started):
+        if not self.alive and getattr(event, "type", None) != "RUN_STARTED":
             return False
         try:
-            return handler(event)
+            self.follower.feed(event)
         except Exception:
             logger.exception("moca_agui: citations off for this run; the answer is unchanged")
             self.alive = False
             return False
+        due, self._due = self._due, False
+        return due
 
     async def flush(self) -> list[BaseEvent]:
         """The citation events of the run, once; none if the run failed or errored."""
@@ -120,70 +111,50 @@ class _Tracker:
         self._sent = True
         return list(await self.run.citation_events())
 
-    def _run_started(self, event: Any) -> bool:
+    # -- what the follower reports -----------------------------------------------------
+
+    def run_started(self) -> None:
         if self._started:  # a new run in the same stream starts clean
             if self.alive and not self._sent:
                 logger.warning("moca_agui: a run began before the last one finished; no "
                                "citations for the unfinished one")  # fmt: skip
             self._reset(CitationRun(self.run.options))
         self._started = True
-        return False
 
-    def _text_start(self, event: Any) -> bool:
-        if event.role not in (None, "assistant"):
-            self.run.mute(event.message_id)
-        return False
-
-    def _text_content(self, event: Any) -> bool:
-        self.run.add_text(event.message_id, event.delta)
-        return False
-
-    def _text_chunk(self, event: Any) -> bool:
-        message_id = event.message_id or self._chunk_id
-        if message_id is None:
-            return False
-        self._chunk_id = message_id
-        if event.role not in (None, "assistant"):
+    def message_opened(self, message_id: str, role: str) -> None:
+        if role != "assistant":
             self.run.mute(message_id)
-        if event.delta:
-            self.run.add_text(message_id, event.delta)
-        return False
 
-    def _tool_start(self, event: Any) -> bool:
-        if event.tool_call_id and event.tool_call_name:
-            self._tool_names[event.tool_call_id] = event.tool_call_name
-            self.run.call_made(event.tool_call_id, event.tool_call_name)  # the model's order
-        return False
+    def text(self, message_id: str, delta: str) -> None:
+        if delta:
+            self.run.add_text(message_id, delta)
 
-    def _tool_result(self, event: Any) -> bool:
+    def tool_call(self, tool_call_id: str, tool_name: str) -> None:
+        self.run.call_made(tool_call_id, tool_name)  # the order the model issued its calls
+
+    def tool_result(self, tool_call_id: str, tool_name: str | None, content: object) -> None:
         if not self.run.reads_tool_call_results:
-            return False
-        name = self._tool_names.get(event.tool_call_id)
-        if name is None:
-            logger.debug("moca_agui: result of unknown tool call %s ignored", event.tool_call_id)
-            return False
-        content = event.content
-        if isinstance(content, list):  # ag-ui-protocol 1.x content parts
-            content = [_plain(part) for part in content]
-        self.run.capture(name, content, tool_call_id=event.tool_call_id)
-        return False
+            return
+        if tool_name is None:
+            logger.debug("moca_agui: result of unknown tool call %s ignored", tool_call_id)
+            return
+        self.run.capture(tool_name, content, tool_call_id=tool_call_id)
 
-    def _custom(self, event: Any) -> bool:
-        if event.name == EVENT_NAME and isinstance(event.value, dict):
-            self.run.mute(str(event.value.get("messageId")))  # already cited upstream
-        return False
+    def citations(self, value: object) -> None:
+        if isinstance(value, dict):
+            self.run.mute(str(value.get("messageId")))  # already cited upstream
 
-    def _run_finished(self, event: Any) -> bool:
-        return True
+    def run_finished(self) -> None:
+        self._due = True
 
-    def _run_error(self, event: Any) -> bool:
+    def run_error(self) -> None:
         self.alive = False
-        return False
 
+    def rejected(self, kind: str, reason: str) -> None:
+        logger.debug("moca_agui: %s left out of every message: %s", kind, reason)
 
-def _plain(part: object) -> object:
-    """A content part as plain data (`{"type": "text", "text": ...}`)."""
-    return part.model_dump() if isinstance(part, BaseModel) else part
+    def malformed(self, kind: str, reason: str) -> None:
+        raise ValueError(f"a malformed {kind}: {reason}")
 
 
 async def tap(stream: AsyncIterable[T], watch: Callable[[T], object]) -> AsyncIterator[T]:

@@ -9,6 +9,8 @@ import logging
 import pytest
 from ag_ui.core import (
     CustomEvent,
+    StepFinishedEvent,
+    StepStartedEvent,
     TextMessageChunkEvent,
     TextMessageContentEvent,
     TextMessageEndEvent,
@@ -140,6 +142,23 @@ async def test_chunk_streams_are_aggregated_by_message_id():
     first, second = citation_events(stream)
     assert (first["messageId"], first["citations"]) == ("m1", [{"marker": "[1]", "record": A}])
     assert (second["messageId"], second["citations"]) == ("m2", [])
+
+
+async def test_a_chunk_without_message_id_after_another_event_is_no_text_of_the_message(caplog):
+    # As @ag-ui/client reads it: STEP_STARTED closes m1, and the last chunk continues nothing.
+    caplog.set_level(logging.DEBUG, logger="moca_agui")
+    events = run(
+        tool_call("c1", "moca_search", {"query": "q", "results": [A]}),
+        TextMessageChunkEvent(message_id="m1", role="assistant", delta="Per the handbook "),
+        StepStartedEvent(step_name="think"),
+        TextMessageChunkEvent(delta="[1]"),
+        StepFinishedEvent(step_name="think"),
+    )
+    stream = await collect(moca_agui.cite(source(events)))
+    assert without_citations(stream) == [wire(e) for e in events]
+    [value] = citation_events(stream)
+    assert (value["messageId"], value["citations"]) == ("m1", [])
+    assert "TEXT_MESSAGE_CHUNK left out of every message" in caplog.text
 
 
 async def test_no_event_for_empty_or_non_assistant_messages_and_empty_list_when_nothing_resolves():
