@@ -321,10 +321,41 @@ def test_a_result_of_another_tool_is_not_a_source(stream: list[dict[str, Any]]) 
         if event["type"] == "TOOL_CALL_START":
             event["toolCallName"] = "web_search"
     findings = check_events(events)
-    assert {f.rule for f in findings} == {"returned by the Reader"}
-    assert {f.level for f in findings} == {"warning"}  # no Reader call to check against
+    cited = len(event_value(events)["citations"])
+    at = index_of(events, "CUSTOM", "moca.citations")
+    assert rules(findings) == [("error", "§3", "returned by the Reader", at)] * cited
+    assert all(
+        "only 'web_search' returned, and 'web_search' is not a Reader tool" in f.message
+        and f.message.endswith("pass --reader-tool web_search)")
+        for f in findings
+    )
     named = check_events(events, reader_tools=["web_search"])
     assert named == []
+
+
+def test_a_record_only_another_tool_returned_is_an_error_beside_a_reader(
+    stream: list[dict[str, Any]],
+) -> None:
+    """A record forged by `web_search` does not pass because a Reader was called too."""
+    events = broken(stream)
+    value = event_value(events)
+    forged = record("forged.md", package_id="https://example.org/moca/fernhollow-apiary")
+    value["citations"].append({"record": forged})
+    end = index_of(events, "TEXT_MESSAGE_END")
+    events.insert(end, {"type": "TEXT_MESSAGE_CONTENT", "messageId": value["messageId"],
+                        "delta": f" See {forged['node']['ref']}."})  # fmt: skip
+    start = index_of(events, "TEXT_MESSAGE_START")
+    events[start:start] = [
+        {"type": "TOOL_CALL_START", "toolCallId": "w1", "toolCallName": "web_search"},
+        {"type": "TOOL_CALL_END", "toolCallId": "w1"},
+        {"type": "TOOL_CALL_RESULT", "messageId": "w1-r", "toolCallId": "w1",
+         "content": json.dumps({"results": [forged]})},
+    ]  # fmt: skip
+    (finding,) = check_events(events)
+    at = index_of(events, "CUSTOM", "moca.citations")
+    assert rules([finding]) == [("error", "§3", "returned by the Reader", at)]
+    assert forged["node"]["ref"] in finding.message
+    assert "--reader-tool web_search" in finding.message
 
 
 def test_a_reader_call_whose_result_the_stream_does_not_show_is_a_warning(
@@ -350,7 +381,7 @@ def test_sse_and_json_lines_read_alike(stream: list[dict[str, Any]], tmp_path: P
 @pytest.mark.parametrize(
     ("text", "message"),
     [("{not json", "event 0 is not JSON"), ('{"a": 1}\n', "event 0 is not an AG-UI event"),
-     ("[1]", "not an AG-UI event"), ("", "cannot read the source: no events"),
+     ("[1]", "not an AG-UI event"), ("", "no events"),
      ("\n  \n", "no events")],
 )  # fmt: skip
 def test_unreadable_streams(text: str, message: str) -> None:
@@ -391,7 +422,8 @@ def test_the_command_lines_and_exit_codes(
     (tmp_path / "empty.jsonl").write_text("")
     capsys.readouterr()
     assert main(["check", str(tmp_path / "empty.jsonl")]) == 2
-    assert capsys.readouterr().err == "moca-agui check: cannot read the source: no events\n"
+    empty = tmp_path / "empty.jsonl"
+    assert capsys.readouterr().err == f"moca-agui check: cannot read {empty}: no events\n"
 
 
 def test_stdin_through_the_installed_command(stream: list[dict[str, Any]]) -> None:

@@ -1,0 +1,122 @@
+"""Reading what `moca-agui check` checks: a file, stdin or an http(s) answer, as events.
+
+Any failure is a `SourceError` whose message is one line: the stream cannot be read
+(missing file, not JSON, connection refused or cut, a timeout), never a traceback.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import re
+import sys
+import urllib.error
+import urllib.request
+import uuid
+from typing import Any
+
+__all__ = ["SourceError", "parse_stream", "read_source", "run_input"]
+
+#: `host:port` (or `[v6]:port`) with an optional path: a URL without its scheme.
+_HOST_PORT = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}(/\S*)?")
+
+
+class SourceError(Exception):
+    """The source cannot be read as an AG-UI event stream."""
+
+
+def parse_stream(text: str, *, whole: bool = False) -> list[dict[str, Any]]:
+    """The events of a JSON-lines file or an SSE capture (`data:` lines); at least one.
+
+    `whole`: the text is an entire SSE answer, so an event without the blank line that
+    ends it was cut off (a file may simply lack its last newline).
+    """
+    lines = text.splitlines()
+    if any(line.startswith("data:") for line in lines):
+        chunks: list[str] = []
+        data: list[str] = []
+        for line in lines:
+            if line.startswith("data:"):
+                data.append(line[5:].removeprefix(" "))
+            elif not line and data:
+                chunks.append("\n".join(data))
+                data = []
+        if data:
+            if whole and not text.endswith(("\n\n", "\r\n\r\n", "\r\r")):
+                raise SourceError(f"the stream ends in the middle of event {len(chunks)}")
+            chunks.append("\n".join(data))
+    else:
+        chunks = [line for line in lines if line.strip()]
+    events = []
+    for number, chunk in enumerate(chunks):
+        try:
+            event = json.loads(chunk)
+        except ValueError as exc:
+            raise SourceError(f"event {number} is not JSON: {exc}") from None
+        if not isinstance(event, dict) or not isinstance(event.get("type"), str):
+            raise SourceError(f"event {number} is not an AG-UI event (an object with a type)")
+        events.append(event)
+    if not events:  # an empty answer or file: nothing was checked, so nothing passed
+        raise SourceError("no events")
+    return events
+
+
+def read_source(source: str, *, message: str, timeout: float) -> list[dict[str, Any]]:
+    """The events of a file, `-` (stdin) or an http(s) URL; raises SourceError."""
+    try:
+        if source.startswith(("http://", "https://")):
+            return parse_stream(_post(source, message, timeout), whole=True)
+        if source == "-":
+            return parse_stream(sys.stdin.read())
+        with open(source, encoding="utf-8") as file:
+            return parse_stream(file.read())
+    except SourceError as exc:
+        raise SourceError(f"cannot read {source}: {exc}") from None
+    except FileNotFoundError as exc:
+        if _HOST_PORT.fullmatch(source) and not os.path.exists(source):
+            raise SourceError(
+                f"cannot read {source}: no such file; did you mean http://{source}?"
+            ) from None
+        raise SourceError(f"cannot read {source}: {exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SourceError(f"cannot read {source}: {exc}") from None
+
+
+def run_input(message: str) -> dict[str, Any]:
+    """A RunAgentInput (wire form) with one user message, fresh ids."""
+    return {
+        "threadId": f"moca-agui-check-{uuid.uuid4().hex[:12]}",
+        "runId": f"moca-agui-check-{uuid.uuid4().hex[:12]}",
+        "state": {},
+        "messages": [{"id": f"user-{uuid.uuid4().hex[:12]}", "role": "user", "content": message}],
+        "tools": [],
+        "context": [],
+        "forwardedProps": {},
+    }
+
+
+def _post(url: str, message: str, timeout: float) -> str:
+    request = urllib.request.Request(
+        url,
+        data=json.dumps(run_input(message)).encode("utf-8"),
+        headers={"Content-Type": "application/json", "Accept": "text/event-stream"},
+        method="POST",
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            text: str = response.read().decode("utf-8")
+            return text
+    except TimeoutError:
+        raise SourceError(f"no answer within {timeout:g} s") from None
+    except http.client.IncompleteRead as exc:
+        raise SourceError(f"the answer broke off after {len(exc.partial)} bytes") from None
+    except (urllib.error.URLError, OSError, http.client.HTTPException, ValueError) as exc:
+        # ValueError: invalid chunking or a body that is not UTF-8 (UnicodeDecodeError)
+        reason = getattr(exc, "reason", None) or exc
+        raise SourceError(_one_line(reason)) from None
+
+
+def _one_line(reason: object) -> str:
+    text = " ".join(str(reason).split()) or type(reason).__name__
+    return text if len(text) <= 300 else text[:300] + "..."
