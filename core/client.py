@@ -22,11 +22,12 @@ import html
 import logging
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from ._citations import EVENT_NAME, EVENT_VERSION
+from ._citations import EVENT_VERSION
+from ._follow import Follower, StreamSink
 from ._records import InvalidRecord, as_record
 
 __all__ = [
@@ -48,7 +49,6 @@ __all__ = [
 logger = logging.getLogger("moca_agui")
 
 Tone = Literal["good", "info", "warning", "danger"]
-_TEXT_EVENTS = ("TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_CHUNK")
 #: Review outcomes shown in the good tone (lower-cased); any other outcome is a warning.
 POSITIVE_OUTCOMES = frozenset({"accurate", "approved", "correct"})
 _RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})")
@@ -184,28 +184,24 @@ class ClientMessage:
         return keyed
 
 
-@dataclass(slots=True)
 class Conversation:
-    """The assistant messages of an AG-UI stream and the citations attached to them."""
+    """The assistant messages of an AG-UI stream and the citations attached to them.
 
-    _messages: dict[str, ClientMessage] = field(default_factory=dict, init=False)
-    _roles: dict[str, str] = field(default_factory=dict, init=False)  # message id -> role
-    _chunk_id: str | None = field(default=None, init=False)
+    The stream is followed as `@ag-ui/client` follows it (`moca_agui._follow`, which
+    `cite` and `moca-agui check` use too): a chunk without `messageId` continues the open
+    chunked message only until another event closes it.
+    """
+
+    __slots__ = ("_follower", "_messages")
+
+    def __init__(self) -> None:
+        self._messages: dict[str, ClientMessage] = {}
+        attach = _Attach(self._messages)
+        self._follower = attach.follower = Follower(attach)
 
     def feed(self, event: object) -> None:
         """Take in one event: a wire dict (camelCase) or an `ag_ui.core` event."""
-        wire = wire_event(event)
-        kind = wire.get("type")
-        if kind != "TEXT_MESSAGE_CHUNK":  # any other event closes a chunked message
-            self._chunk_id = None
-        if kind in _TEXT_EVENTS:
-            self._text(wire)
-        elif kind == "MESSAGES_SNAPSHOT":
-            for message in wire.get("messages") or ():
-                if isinstance(message, Mapping) and isinstance(message.get("id"), str):
-                    self._snapshot_message(message)
-        elif kind == "CUSTOM" and wire.get("name") == EVENT_NAME:
-            self._citations(wire.get("value"))
+        self._follower.feed(wire_event(event))
 
     def messages(self) -> list[ClientMessage]:
         """The assistant messages, in the order they began."""
@@ -214,31 +210,33 @@ class Conversation:
     def message(self, message_id: str) -> ClientMessage | None:
         return self._messages.get(message_id)
 
-    def _snapshot_message(self, message: Mapping[str, Any]) -> None:
-        """A message of a snapshot: a model that does not stream sends its text only here."""
-        message_id, content = message["id"], message.get("content")
-        self._roles.setdefault(message_id, str(message.get("role")))
-        if message.get("role") == "assistant" and isinstance(content, str) and content:
-            self._messages.setdefault(message_id, ClientMessage(message_id, content))
 
-    def _text(self, wire: Mapping[str, Any]) -> None:
-        message_id = wire.get("messageId")
-        if wire["type"] == "TEXT_MESSAGE_CHUNK":
-            message_id = message_id or self._chunk_id
-            self._chunk_id = message_id
-        if not isinstance(message_id, str):
-            return
-        role = wire.get("role")
-        if role is not None:
-            self._roles.setdefault(message_id, str(role))
-        if self._roles.get(message_id, "assistant") != "assistant":
-            return
-        message = self._messages.setdefault(message_id, ClientMessage(message_id))
-        delta = wire.get("delta")
-        if isinstance(delta, str):
+class _Attach(StreamSink):
+    """What a `Conversation` makes of the facts of its stream."""
+
+    __slots__ = ("_messages", "follower")
+
+    def __init__(self, messages: dict[str, ClientMessage]) -> None:
+        self._messages = messages
+        self.follower: Follower | None = None  # the follower that reports to it
+
+    def message_opened(self, message_id: str, role: str) -> None:
+        if role == "assistant":
+            self._messages.setdefault(message_id, ClientMessage(message_id))
+
+    def text(self, message_id: str, delta: str) -> None:
+        if self.follower is None or self.follower.role_of(message_id) == "assistant":
+            message = self._messages.setdefault(message_id, ClientMessage(message_id))
             message.text += delta
 
-    def _citations(self, value: object) -> None:
+    def snapshot_message(
+        self, message_id: str, role: str, content: object, tool_call_id: str | None
+    ) -> None:
+        """A model that does not stream sends its text only in a snapshot."""
+        if role == "assistant" and isinstance(content, str) and content:
+            self._messages.setdefault(message_id, ClientMessage(message_id, content))
+
+    def citations(self, value: object) -> None:
         read, problems = read_value(value)
         for problem in problems:
             logger.warning(
@@ -260,6 +258,9 @@ class Conversation:
             )
             return
         message.citations, message.computed_at = read.citations, read.computed_at
+
+    def rejected(self, kind: str, reason: str) -> None:
+        logger.warning("moca_agui.client: ignored a %s: %s", kind, reason)
 
 
 def wire_event(event: object) -> dict[str, Any]:
