@@ -376,12 +376,14 @@ export function locateMarkers(text, citations) {
 
 // -- dates ----------------------------------------------------------------------------------
 
+/** @type {Intl.DateTimeFormatOptions} */
+const DAY = { year: "numeric", month: "short", day: "numeric" };
 const DATE = /\d{4}-\d{2}-\d{2}(?:[Tt]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:[Zz]|[+-]\d{2}:\d{2}))?/g;
 
 /**
  * `text` cut at each ISO 8601 date or date-time in it (as records and badge details write
  * them): strings, and `{ iso, readable }` for each date, readable in `locale` and `timeZone`
- * (default: the user's). A date-only value is a calendar day, shown without a time.
+ * (default: the user's), the time zone named. A date-only value is a calendar day.
  * @param {string} text @param {{ locale?: string, timeZone?: string }} [options]
  * @returns {Array<string | { iso: string, readable: string }>}
  */
@@ -396,8 +398,8 @@ export function withReadableDates(text, options = {}) {
     const time = new Date(dateOnly ? `${iso}T00:00:00Z` : iso);
     if (Number.isNaN(time.getTime())) continue;
     const format = new Intl.DateTimeFormat(options.locale, dateOnly
-      ? { dateStyle: "medium", timeZone: "UTC" }
-      : { dateStyle: "medium", timeStyle: "short", timeZone: options.timeZone });
+      ? { ...DAY, timeZone: "UTC" }
+      : { ...DAY, hour: "2-digit", minute: "2-digit", timeZoneName: "short", timeZone: options.timeZone });
     if (at > position) parts.push(text.slice(position, at));
     parts.push({ iso, readable: format.format(time) });
     position = at + iso.length;

@@ -18,6 +18,7 @@ import sys
 import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
 from importlib.resources import files
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -59,10 +60,12 @@ FRAMEWORKS: dict[str, tuple[str, str]] = {
     "ag2": ("ag2", "ag2,demo"),
     "strands": ("strands", "strands,demo"),
 }
+_JS = "text/javascript; charset=utf-8"
+#: path -> (file under the demo's package, media type)
 _STATIC = {
-    "/": ("index.html", "text/html; charset=utf-8"),
-    "/client.js": ("client.js", "text/javascript; charset=utf-8"),
-    "/style.css": ("style.css", "text/css; charset=utf-8"),
+    "/": ("static/index.html", "text/html; charset=utf-8"),
+    "/app.js": ("static/app.js", _JS),
+    "/style.css": ("static/style.css", "text/css; charset=utf-8"),
 }
 # The page loads nothing remote and runs no inline script; record fields are data.
 _CSP = (
@@ -108,16 +111,31 @@ def demo_app(service: ASGIApp) -> Starlette:
 
     async def static(request: Request) -> Response:
         name, media_type = _STATIC[request.url.path]
-        body = files("moca_agui.demo").joinpath("static", name).read_bytes()
+        body = files("moca_agui.demo").joinpath(name).read_bytes()
         return Response(body, media_type=media_type, headers=_page_headers())
+
+    async def client_module(request: Request) -> Response:
+        return Response(moca_agui_js(), media_type=_JS, headers=_page_headers())
 
     async def no_icon(request: Request) -> Response:  # browsers ask; the page has none
         return Response(status_code=204, headers=_page_headers())
 
     routes: list[Route | Mount] = [Route(path, static, methods=["GET"]) for path in _STATIC]
+    routes.append(Route("/moca-agui.js", client_module, methods=["GET"]))
     routes.append(Route("/favicon.ico", no_icon, methods=["GET"]))
     routes.append(Mount("", app=service))
     return Starlette(routes=routes)
+
+
+def moca_agui_js() -> bytes:
+    """The npm package's module file (`js/index.js`), which the page imports: its client
+    rules are the package's own. A wheel ships it as `moca_agui/js/index.js`; an editable
+    install from a clone reads it from the clone's `js/`."""
+    shipped = files("moca_agui").joinpath("js", "index.js")
+    if shipped.is_file():
+        return shipped.read_bytes()
+    clone = Path(str(files("moca_agui.demo"))).parents[1] / "js" / "index.js"
+    return clone.read_bytes()
 
 
 def _page_headers() -> dict[str, str]:

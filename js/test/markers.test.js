@@ -36,10 +36,10 @@ test("no citations, no text", () => {
 test("ISO dates and date-times become readable parts; other text stays", () => {
   const options = { locale: "en-GB", timeZone: "UTC" };
   assert.deepEqual(withReadableDates("Valid from 2026-07-01T00:00:00Z until 2026-09-30.", options), [
-    "Valid from ", { iso: "2026-07-01T00:00:00Z", readable: "1 Jul 2026, 00:00" },
+    "Valid from ", { iso: "2026-07-01T00:00:00Z", readable: "1 Jul 2026, 00:00 UTC" },
     " until ", { iso: "2026-09-30", readable: "30 Sept 2026" }, ".",
   ]);
   assert.deepEqual(withReadableDates("2026-11-30T10:00:00+01:00", options),
-    [{ iso: "2026-11-30T10:00:00+01:00", readable: "30 Nov 2026, 09:00" }]);
+    [{ iso: "2026-11-30T10:00:00+01:00", readable: "30 Nov 2026, 09:00 UTC" }]);
   assert.deepEqual(withReadableDates("no date, 2026-13-45 neither", options), ["no date, 2026-13-45 neither"]);
 });

@@ -50,9 +50,9 @@ test("dates are readable, the ISO time on hover", () => {
   const stale = { ...CASES.base, trust: { ...CASES.base.trust, stale: true, staleAfter: "2026-02-10T00:00:00Z" } };
   const markup = render({ computedAt: "2026-11-30T09:00:00.000+00:00", citations: [{ marker: null, record: stale }] });
   assert.ok(markup.includes('<p class="computed-at">Trust as of <time dateTime="2026-11-30T09:00:00.000+00:00" ' +
-    'title="2026-11-30T09:00:00.000+00:00">30 Nov 2026, 09:00</time></p>'), markup);
+    'title="2026-11-30T09:00:00.000+00:00">30 Nov 2026, 09:00 UTC</time></p>'), markup);
   assert.ok(markup.includes('Past its review date (<time dateTime="2026-02-10T00:00:00Z" title="2026-02-10T00:00:00Z">' +
-    "10 Feb 2026, 00:00</time>)."));
+    "10 Feb 2026, 00:00 UTC</time>)."));
 });
 
 test("no citations say so; no event renders nothing", () => {

@@ -139,11 +139,16 @@ def test_without_a_question_it_serves_the_page_and_the_endpoint() -> None:
         assert page.status_code == 200
         assert page.headers["content-type"].startswith("text/html")
         assert "default-src 'none'" in page.headers["content-security-policy"]
-        assert '<script src="/client.js" defer></script>' in page.text
+        assert '<script type="module" src="/app.js"></script>' in page.text
         assert "http" not in page.text.split("<body>")[0].replace("http-equiv", "")  # no remote
-        for asset, kind in [("/client.js", "text/javascript"), ("/style.css", "text/css")]:
+        assets = [("/app.js", "text/javascript"), ("/style.css", "text/css"),
+                  ("/moca-agui.js", "text/javascript")]  # fmt: skip
+        for asset, kind in assets:
             response = httpx.get(base + asset, timeout=5)
             assert response.headers["content-type"].startswith(kind)
+        # the page's client rules are the npm package's own module file, not a copy
+        module = httpx.get(base + "/moca-agui.js", timeout=5).content
+        assert module == (ROOT / "js/index.js").read_bytes()
         icon = httpx.get(base + "/favicon.ico", timeout=5)  # browsers ask for it: no 404
         assert (icon.status_code, icon.content) == (204, b"")
         body = {

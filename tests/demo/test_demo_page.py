@@ -1,5 +1,7 @@
-"""The demo's chat page in headless Chromium: sources, badges, links, and hostile records
-rendered inert. Keeps a screenshot at artifacts/demo-page.png (the README names it).
+"""The demo's chat page in headless Chromium, built on the npm package's module file: each
+answer's sources right under it, the newest in view, one bubble and one number per answer,
+refs the service left out marked, readable dates, hostile records inert. Keeps screenshots
+under artifacts/ (the README shows artifacts/demo-page.png).
 
 Needs Debian's `chromium` and `chromium-driver` (`.ci/run` installs them). Outside CI
 the test is skipped without them; in CI (env CI set) it fails.
@@ -8,7 +10,7 @@ the test is skipped without them; in CI (env CI set) it fails.
 from __future__ import annotations
 
 import asyncio
-import copy
+import json
 import os
 import re
 import shutil
@@ -19,18 +21,19 @@ from typing import Any
 
 import pytest
 import uvicorn
+from starlette.types import ASGIApp
 
-import moca_agui
-from moca_agui.client import Conversation, safe_url, trust_badges
-from moca_agui.demo.frameworks.ag_ui import build_app
+from moca_agui.client import Conversation, trust_badges
 from moca_agui.demo.reader import DemoReader, load_records
-from moca_agui.demo.server import demo_app
+from moca_agui.demo.server import ask, demo_app, load_framework
 from support import ROOT, hostile_record
 
-SCREENSHOT = ROOT / "artifacts/demo-page.png"
+ARTIFACTS = ROOT / "artifacts"
 CHROMIUM = shutil.which("chromium")
 CHROMEDRIVER = shutil.which("chromedriver")
 HANDBOOK = "https://example.org/moca/fernhollow-apiary@3.0.0#"
+LEAFLET = "https://example.org/moca/fernhollow-swarm-leaflet@1.2.0#swarm-calls.md"
+TODAY = datetime(2026, 11, 30, 9, tzinfo=UTC)  # every trust state of the records holds
 
 try:
     from selenium import webdriver
@@ -55,11 +58,12 @@ RECORDS = [*load_records()[1], hostile_record()]
 BY_REF = {r["node"]["ref"]: r for r in RECORDS}
 
 
-@pytest.fixture(scope="module")
-def base_url() -> Iterator[str]:
-    """The demo app (bare SDK) over the demo records plus a hostile one, on 127.0.0.1."""
-    today = datetime(2026, 11, 30, 9, tzinfo=UTC)  # every trust state of the records holds
-    app = demo_app(build_app(DemoReader(RECORDS, clock=lambda: today)))
+def demo(framework: str) -> ASGIApp:
+    """The demo app of `framework` over the demo records plus a hostile one."""
+    return demo_app(load_framework(framework)(DemoReader(RECORDS, clock=lambda: TODAY)))
+
+
+def serve(app: ASGIApp) -> Iterator[str]:
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
     thread = threading.Thread(target=lambda: asyncio.run(server.serve()), daemon=True)
     thread.start()
@@ -72,6 +76,18 @@ def base_url() -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
+def base_url() -> Iterator[str]:
+    """The bare-SDK demo on 127.0.0.1."""
+    yield from serve(demo("ag-ui"))
+
+
+@pytest.fixture(scope="module")
+def pydantic_ai_url() -> Iterator[str]:
+    """The Pydantic AI demo: each tool call comes with an empty text message."""
+    yield from serve(demo("pydantic-ai"))
+
+
+@pytest.fixture(scope="module")
 def browser() -> Iterator[WebDriver]:
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM  # type: ignore[assignment]
@@ -81,80 +97,140 @@ def browser() -> Iterator[WebDriver]:
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     service = webdriver.ChromeService(executable_path=CHROMEDRIVER)
     driver = webdriver.Chrome(options=options, service=service)
+    driver.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": "UTC"})
+    driver.execute_cdp_cmd("Emulation.setLocaleOverride", {"locale": "en-GB"})
     try:
         yield driver
     finally:
         driver.quit()
 
 
-def ask(browser: WebDriver, base_url: str, question: str) -> WebElement:
-    """Load the page, ask `question`, and return the answer's sources section."""
+def open_page(browser: WebDriver, base_url: str) -> None:
     browser.get(base_url + "/")
+    browser.get_log("browser")  # start each test's log afresh
+    WebDriverWait(browser, 10).until(lambda b: page(b, "return typeof handleEvent"))
+
+
+def page(browser: WebDriver, script: str, *args: Any) -> Any:
+    """Run `script` with the page's own modules in scope: its `handleEvent` (app.js) and the
+    npm package's exports (`moca`, /moca-agui.js)."""
+    return browser.execute_async_script(
+        """const done = arguments[arguments.length - 1];
+        Promise.all([import('/app.js'), import('/moca-agui.js')]).then(([app, moca]) => {
+          const handleEvent = app.handleEvent;
+          done((function () {"""
+        + script
+        + """}).apply(null, [...arguments].slice(0, -1)));
+        }, (error) => done('import failed: ' + error));""",
+        *args,
+    )
+
+
+def ask_page(browser: WebDriver, question: str) -> WebElement:
+    """Ask `question` on the open page; return the new answer's sources section."""
+    before = len(browser.find_elements(By.CSS_SELECTOR, ".answer-sources"))
     field = browser.find_element(By.ID, "question")
     field.clear()
     field.send_keys(question)
     browser.find_element(By.ID, "send").click()
-    WebDriverWait(browser, 20).until(
+    WebDriverWait(browser, 30).until(
         lambda b: (
             b.find_element(By.ID, "status").text == "Done."
-            and b.find_elements(By.CSS_SELECTOR, ".answer-sources")
+            and len(b.find_elements(By.CSS_SELECTOR, ".answer-sources")) == before + 1
         )
     )
-    (section,) = browser.find_elements(By.CSS_SELECTOR, ".answer-sources")
-    return section
+    return browser.find_elements(By.CSS_SELECTOR, ".answer-sources")[-1]
 
 
-def save_whole_page(browser: WebDriver, path: str) -> None:
+def save_whole_page(browser: WebDriver, name: str) -> None:
     """A screenshot of the whole page, not just the window: the window is made as tall as
     the document first, and every badge must be inside it."""
+    ARTIFACTS.mkdir(exist_ok=True)
     size = browser.get_window_size()
     chrome = browser.execute_script("return window.outerHeight - window.innerHeight")
     height = browser.execute_script("return document.documentElement.scrollHeight")
     browser.set_window_size(size["width"], height + chrome)
+    browser.execute_script("window.scrollTo(0, 0)")
     lowest = browser.execute_script(
         """return Math.max(...[...document.querySelectorAll('.badge')].map(
              (b) => b.getBoundingClientRect().bottom)) - window.innerHeight"""
     )
     assert lowest <= 0, f"a badge is {lowest}px below the screenshot"
-    browser.save_screenshot(path)
+    browser.save_screenshot(str(ARTIFACTS / name))
     browser.set_window_size(size["width"], size["height"])
 
 
-def badges_shown(source: WebElement) -> list[tuple[str, str, str]]:
-    """Each badge's key, label and detail, as the page shows them (visible text only)."""
-    badges = source.find_elements(By.CSS_SELECTOR, ".badges li")
-    details = source.find_elements(By.CSS_SELECTOR, ".trust-details li")
-    assert [d.get_attribute("data-detail") for d in details] == [
-        b.get_attribute("data-badge") for b in badges
-    ]
-    assert all(d.is_displayed() for d in details)
-    return [
-        (badge.get_attribute("data-badge") or "", badge.text, detail.text)
-        for badge, detail in zip(badges, details, strict=True)
-    ]
+def badges_shown(browser: WebDriver, source: WebElement) -> list[tuple[str, str, str]]:
+    """Each badge's key, label and detail as shown: the detail's visible text, each date in
+    it read back as the ISO time its <time> element carries."""
+    shown: list[list[str]] = browser.execute_script(
+        """const source = arguments[0];
+        const details = [...source.querySelectorAll('.trust-details li')];
+        return [...source.querySelectorAll('.badges li')].map((badge, i) => {
+          const detail = details[i].cloneNode(true);
+          for (const time of detail.querySelectorAll('time')) {
+            if (time.title !== time.dateTime) return null;  // the ISO time on hover
+            time.replaceWith(time.dateTime);
+          }
+          return [badge.dataset.badge, badge.textContent, detail.dataset.detail,
+                  detail.textContent];
+        });""",
+        source,
+    )
+    assert all(d.is_displayed() for d in source.find_elements(By.CSS_SELECTOR, ".trust-details li"))
+    assert all(row[0] == row[2] for row in shown), "each detail follows its badge"
+    return [(key, label, detail) for key, label, _, detail in shown]
 
 
-def test_sources_panel_shows_every_source_with_its_trust(browser: WebDriver, base_url: str) -> None:
-    section = ask(browser, base_url, "What does the handbook cover?")
+def in_view(browser: WebDriver, element: WebElement) -> bool:
+    """Whether any of `element` is inside the window."""
+    return bool(
+        browser.execute_script(
+            """const r = arguments[0].getBoundingClientRect();
+            return r.bottom > 0 && r.top < window.innerHeight;""",
+            element,
+        )
+    )
+
+
+def test_the_page_runs_the_npm_package_module(browser: WebDriver, base_url: str) -> None:
+    open_page(browser, base_url)
+    served = browser.execute_async_script(
+        "const done = arguments[0]; fetch('/moca-agui.js').then((r) => r.text()).then(done)"
+    )
+    assert served == (ROOT / "js/index.js").read_text(encoding="utf-8")
+
+
+def test_sources_right_under_their_answer_with_their_trust(
+    browser: WebDriver, base_url: str
+) -> None:
+    open_page(browser, base_url)
+    section = ask_page(browser, "What does the handbook cover?")
+    (answer,) = browser.find_elements(By.CSS_SELECTOR, ".answer")
+    bubble = answer.find_element(By.CSS_SELECTOR, ".message.assistant")
+    assert answer.find_element(By.CSS_SELECTOR, ".answer-sources") == section
+    assert section.get_attribute("data-message-id") == bubble.get_attribute("data-message-id")
+    assert section.find_element(By.TAG_NAME, "h3").text == "Sources of answer 1"
+    assert bubble.find_element(By.CSS_SELECTOR, ".who").text == "Answer 1"
     sources = section.find_elements(By.CSS_SELECTOR, "article.source")
     refs = [s.get_attribute("data-ref") for s in sources]
     assert refs == [
         *(HANDBOOK + p for p in ["autumn-feeding.md", "drought-watering-order.md",
           "hive-placement.md", "hive-registration.md", "queen-marking.md", "smoker-fuel.md",
           "swarm-collection.md", "varroa-treatment.md"]),
-        "https://example.org/moca/fernhollow-swarm-leaflet@1.2.0#swarm-calls.md",
+        LEAFLET,
     ]  # fmt: skip
     for source in sources:
         record = BY_REF[source.get_attribute("data-ref") or ""]
         expected = [(b.key, b.label, b.detail) for b in trust_badges(record)]
-        assert badges_shown(source) == expected  # the page and moca_agui.client agree
+        assert badges_shown(browser, source) == expected  # the page and moca_agui.client agree
         assert source.find_element(By.CSS_SELECTOR, ".title").text == record["node"]["title"]
         package = source.find_element(By.CSS_SELECTOR, ".package").text
         assert package == f"{record['package']['id']} version {record['package']['version']}"
-    computed_at = section.find_element(By.CSS_SELECTOR, ".computed-at").text
-    assert re.fullmatch(r"Trust as of \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+00:00", computed_at)
 
-    shown = {s.get_attribute("data-ref"): [k for k, _, _ in badges_shown(s)] for s in sources}
+    shown = {
+        s.get_attribute("data-ref"): [k for k, _, _ in badges_shown(browser, s)] for s in sources
+    }
     placement = shown[HANDBOOK + "hive-placement.md"]
     assert "declared-verification" in placement and "attested-review" not in placement
     flags = {"varroa-treatment.md": "stale", "autumn-feeding.md": "contested",
@@ -162,38 +238,127 @@ def test_sources_panel_shows_every_source_with_its_trust(browser: WebDriver, bas
              "smoker-fuel.md": "deprecated"}  # fmt: skip
     for path, flag in flags.items():
         assert flag in shown[HANDBOOK + path]
-    leaflet = shown["https://example.org/moca/fernhollow-swarm-leaflet@1.2.0#swarm-calls.md"]
-    assert leaflet == ["superseded", "unsigned-package"]
+    assert shown[LEAFLET] == ["superseded", "unsigned-package"]
 
-    # each marker or ref in the answer links to its source in the panel
-    links = browser.find_elements(By.CSS_SELECTOR, ".message.assistant a.cite")
+    # each marker or ref in the answer links to its source, in this answer's section
+    links = bubble.find_elements(By.CSS_SELECTOR, "a.cite")
     targets = {}
     for link in links:
         target = (link.get_attribute("href") or "").split("#", 1)[1]
-        source = browser.find_element(By.ID, target)
-        targets[link.text] = source.get_attribute("data-ref")
+        targets[link.text] = section.find_element(By.ID, target).get_attribute("data-ref")
     assert targets["[1]"] == HANDBOOK + "autumn-feeding.md"
     assert targets[HANDBOOK + "smoker-fuel.md"] == HANDBOOK + "smoker-fuel.md"
     assert len(links) == 9
-    # evidence links: only http(s)
     hrefs = [a.get_attribute("href") for a in section.find_elements(By.CSS_SELECTOR, ".evidence a")]
     assert hrefs == ["https://example.org/fernhollow/neighbours-guide.html"]
-    SCREENSHOT.parent.mkdir(exist_ok=True)
-    save_whole_page(browser, str(SCREENSHOT))
+    save_whole_page(browser, "demo-page.png")
 
 
-def test_an_invented_ref_in_the_answer_is_not_a_link(browser: WebDriver, base_url: str) -> None:
-    section = ask(browser, base_url, "How do I treat varroa mites?")
-    answer = browser.find_element(By.CSS_SELECTOR, ".message.assistant").text
+def test_a_marker_shows_its_source_and_the_answer_stays_in_view(
+    browser: WebDriver, base_url: str
+) -> None:
+    open_page(browser, base_url)
+    section = ask_page(browser, "What does the handbook cover?")
+    bubble = browser.find_element(By.CSS_SELECTOR, ".message.assistant")
+    browser.execute_script("arguments[0].scrollIntoView({block: 'start'})", bubble)
+    last = bubble.find_elements(By.CSS_SELECTOR, "a.cite")[-1]  # [9]: the last source
+    assert last.text == "[9]"
+    last.click()
+    target = section.find_element(By.CSS_SELECTOR, "article.source.selected")
+    assert target.get_attribute("data-ref") == LEAFLET
+    assert in_view(browser, target)
+    assert in_view(browser, bubble), "the answer scrolled away"
+    assert browser.execute_script("return document.activeElement") == target
+    assert browser.current_url == base_url + "/"  # no jump to an anchor
+
+
+def test_answers_in_turn_each_numbered_once_with_no_empty_bubble(
+    browser: WebDriver, pydantic_ai_url: str
+) -> None:
+    """Pydantic AI sends an empty text message (start and end, no content) with each tool
+    call: it gets no bubble and no number."""
+    questions = ["Do I need to register my hives?", "How do I treat varroa mites?"]
+
+    async def stream(question: str) -> list[dict[str, Any]]:
+        return [json.loads(e) async for e in ask(demo("pydantic-ai"), question)]
+
+    events = asyncio.run(stream(questions[0]))
+    texts = Conversation()
+    for event in events:
+        texts.feed(event)
+    assert [m for m in texts.messages() if not m.text]  # the service does send an empty one
+
+    open_page(browser, pydantic_ai_url)
+    sections = [ask_page(browser, question) for question in questions]
+    bubbles = browser.find_elements(By.CSS_SELECTOR, ".message.assistant")
+    assert [b.find_element(By.CSS_SELECTOR, ".who").text for b in bubbles] == [
+        "Answer 1",
+        "Answer 2",
+    ]
+    assert all(b.find_element(By.CSS_SELECTOR, ".text").text for b in bubbles)
+    assert [s.find_element(By.TAG_NAME, "h3").text for s in sections] == [
+        "Sources of answer 1",
+        "Sources of answer 2",
+    ]
+    # the conversation in order: question, answer and its sources, question, answer, sources
+    order = browser.execute_script(
+        """return [...document.querySelectorAll('#conversation .message, .answer-sources')]
+             .map((e) => e.matches('.user') ? 'you' : e.matches('.assistant') ? 'answer'
+                         : 'sources ' + e.dataset.messageId);"""
+    )
+    ids = [b.get_attribute("data-message-id") for b in bubbles]
+    assert order == ["you", "answer", f"sources {ids[0]}", "you", "answer", f"sources {ids[1]}"]
+    refs = [
+        [a.get_attribute("data-ref") for a in s.find_elements(By.CSS_SELECTOR, "article")]
+        for s in sections
+    ]
+    assert refs == [
+        [HANDBOOK + "hive-registration.md", HANDBOOK + "hive-placement.md"],
+        [HANDBOOK + "varroa-treatment.md"],
+    ]
+    assert in_view(browser, bubbles[1]) and in_view(browser, sections[1])  # the newest in view
+    save_whole_page(browser, "demo-page-two-answers.png")
+
+
+def test_a_ref_the_service_left_out_is_marked_not_a_source(
+    browser: WebDriver, base_url: str
+) -> None:
+    open_page(browser, base_url)
+    section = ask_page(browser, "How do I treat varroa mites?")
+    bubble = browser.find_element(By.CSS_SELECTOR, ".message.assistant")
     invented = "https://example.org/moca/fernhollow-apiary@2.1.0#varroa-treatment.md"
-    assert invented in answer
-    links = [a.text for a in browser.find_elements(By.CSS_SELECTOR, "a.cite")]
+    (marked,) = bubble.find_elements(By.CSS_SELECTOR, ".not-a-source")
+    assert marked.text == f"{invented} not a source"
+    assert marked.find_element(By.CSS_SELECTOR, ".flag").is_displayed()
+    assert marked.find_elements(By.TAG_NAME, "a") == []
+    links = [a.text for a in bubble.find_elements(By.CSS_SELECTOR, "a.cite")]
     assert links == [HANDBOOK + "varroa-treatment.md"]
     assert len(section.find_elements(By.CSS_SELECTOR, "article.source")) == 1
 
 
+def test_dates_are_readable_with_the_iso_time_on_hover_and_below(
+    browser: WebDriver, base_url: str
+) -> None:
+    open_page(browser, base_url)
+    section = ask_page(browser, "How do I treat varroa mites?")
+    computed = section.find_element(By.CSS_SELECTOR, ".computed-at")
+    time = computed.find_element(By.TAG_NAME, "time")
+    iso = computed.find_element(By.CSS_SELECTOR, ".iso").text
+    assert time.get_attribute("datetime") == time.get_attribute("title") == iso
+    at = datetime.fromisoformat(iso)  # the page runs in en-GB, in UTC
+    months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sept", "Oct", "Nov", "Dec"]
+    month = months[at.month - 1]
+    assert time.text == f"{at.day} {month} {at.year}, {at:%H:%M} UTC"
+    stale = section.find_element(By.CSS_SELECTOR, '[data-detail="stale"]')
+    assert stale.text == "Past its review date (10 Feb 2026, 00:00 UTC)."
+    assert stale.find_element(By.TAG_NAME, "time").get_attribute("title") == (
+        "2026-02-10T00:00:00Z"
+    )
+
+
 def test_a_hostile_record_renders_inert(browser: WebDriver, base_url: str) -> None:
-    section = ask(browser, base_url, "What is on the notice board?")
+    open_page(browser, base_url)
+    section = ask_page(browser, "What is on the notice board?")
     (source,) = section.find_elements(By.CSS_SELECTOR, "article.source")
     hostile = hostile_record()
     assert source.find_element(By.CSS_SELECTOR, ".title").text == hostile["node"]["title"]
@@ -204,7 +369,7 @@ def test_a_hostile_record_renders_inert(browser: WebDriver, base_url: str) -> No
         "return document.querySelector('article.source pre.text').textContent"
     )
     assert text == hostile["text"]
-    page: dict[str, Any] = browser.execute_script(
+    found: dict[str, Any] = browser.execute_script(
         """return {
             pwned: window.__pwned === undefined ? null : String(window.__pwned),
             scripts: [...document.scripts].map((s) => s.src),
@@ -215,27 +380,29 @@ def test_a_hostile_record_renders_inert(browser: WebDriver, base_url: str) -> No
             resources: performance.getEntriesByType('resource').map((r) => r.name),
         }"""
     )
-    assert page["pwned"] is None
+    assert found["pwned"] is None
     severe = [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     assert severe == []  # no failed request (a favicon 404 was one)
-    assert page["scripts"] == [base_url + "/client.js"]
-    assert page["images"] == 0
-    assert page["handlers"] == []
-    assert all(h.startswith(("#", "https://", "http://")) for h in page["hrefs"])
-    assert [h for h in page["hrefs"] if not h.startswith("#")] == ["https://example.org/notices"]
-    assert all(url.startswith(base_url) for url in page["resources"])  # nothing remote loaded
+    assert found["scripts"] == [base_url + "/app.js"]
+    assert found["images"] == 0
+    assert found["handlers"] == []
+    assert all(h.startswith(("#", "https://", "http://")) for h in found["hrefs"])
+    assert [h for h in found["hrefs"] if not h.startswith("#")] == ["https://example.org/notices"]
+    assert all(url.startswith(base_url) for url in found["resources"])  # nothing remote loaded
     answer = browser.find_element(By.CSS_SELECTOR, ".message.assistant").text
     assert "<script>" in answer  # the model quoted the title: shown as text too
-    save_whole_page(browser, str(SCREENSHOT.with_name("demo-page-hostile.png")))
+    save_whole_page(browser, "demo-page-hostile.png")
 
 
 def test_events_a_client_must_ignore_are_ignored(browser: WebDriver, base_url: str) -> None:
-    ask(browser, base_url, "Do I need to register my hives?")
+    open_page(browser, base_url)
+    ask_page(browser, "Do I need to register my hives?")
     message_id = browser.find_element(By.CSS_SELECTOR, ".message.assistant").get_attribute(
         "data-message-id"
     )
     record = BY_REF[HANDBOOK + "smoker-fuel.md"]
-    browser.execute_script(
+    page(
+        browser,
         """const [messageId, record] = arguments;
         const custom = (value, name = 'moca.citations') =>
           handleEvent({type: 'CUSTOM', name, value});
@@ -252,15 +419,18 @@ def test_events_a_client_must_ignore_are_ignored(browser: WebDriver, base_url: s
         s.get_attribute("data-ref") for s in sections[0].find_elements(By.CSS_SELECTOR, "article")
     ]
     assert refs == [HANDBOOK + "hive-registration.md", HANDBOOK + "hive-placement.md"]
+    warnings = [e["message"] for e in browser.get_log("browser") if "moca-agui:" in e["message"]]
+    assert len(warnings) == 3, warnings  # version, no such message, a second event
 
 
 def test_invalid_records_are_skipped_and_an_empty_list_says_no_sources(
     browser: WebDriver, base_url: str
 ) -> None:
-    browser.get(base_url + "/")
+    open_page(browser, base_url)
     bad = {**BY_REF[HANDBOOK + "smoker-fuel.md"], "trust": {"status": "stable"}}
     good = BY_REF[HANDBOOK + "queen-marking.md"]
-    browser.execute_script(
+    page(
+        browser,
         """const [bad, good] = arguments;
         for (const id of ['m1', 'm2']) {
           handleEvent({type: 'TEXT_MESSAGE_START', messageId: id, role: 'assistant'});
@@ -281,9 +451,7 @@ def test_invalid_records_are_skipped_and_an_empty_list_says_no_sources(
     assert second.find_element(By.CSS_SELECTOR, ".no-sources").text == (
         "No sources from the loaded packages."
     )
-    warnings = [
-        entry["message"] for entry in browser.get_log("browser") if "skipped" in entry["message"]
-    ]
+    warnings = [e["message"] for e in browser.get_log("browser") if "skipped" in e["message"]]
     assert any("skipped citations[0], invalid record (trust.declaredVerified: missing)" in w
                for w in warnings)  # fmt: skip
 
@@ -292,9 +460,10 @@ def test_an_answer_only_a_snapshot_carries_gets_its_sources(
     browser: WebDriver, base_url: str
 ) -> None:
     """A model that does not stream: the answer's text arrives in MESSAGES_SNAPSHOT only."""
-    browser.get(base_url + "/")
+    open_page(browser, base_url)
     good = BY_REF[HANDBOOK + "queen-marking.md"]
-    browser.execute_script(
+    page(
+        browser,
         """const [good] = arguments;
         handleEvent({type: 'MESSAGES_SNAPSHOT', messages: [
           {id: 'u1', role: 'user', content: 'Queens?'},
@@ -315,30 +484,10 @@ def test_an_answer_only_a_snapshot_carries_gets_its_sources(
     assert [a.text for a in answer.find_elements(By.CSS_SELECTOR, "a.cite")] == ["[1]"]
 
 
-def test_the_page_computes_badges_as_moca_agui_does(browser: WebDriver, base_url: str) -> None:
-    browser.get(base_url + "/")
-    review = {"reviewer": "human:r", "reviewedAt": "2026-01-01", "signer": "key:k"}
-    records = copy.deepcopy(RECORDS)
-    records[0]["trust"]["attestedReviews"] = [
-        {**review, "outcome": outcome} for outcome in ("rejected", "Approved", "accurate", "meh")
-    ]
-    shown = browser.execute_script("return arguments[0].map(trustBadges)", records)
-    for record, badges in zip(records, shown, strict=True):
-        assert badges == [
-            {"key": b.key, "label": b.label, "tone": b.tone, "detail": b.detail}
-            for b in trust_badges(record)
-        ]
-    tones = [(b["label"], b["tone"]) for b in shown[0] if b["key"] == "attested-review"]
-    assert tones == [
-        ("Reviewed: rejected (signed)", "warning"), ("Reviewed: Approved (signed)", "good"),
-        ("Reviewed: accurate (signed)", "good"), ("Reviewed: meh (signed)", "warning"),
-    ]  # fmt: skip
-
-
 def test_chunks_are_read_as_moca_agui_reads_them(browser: WebDriver, base_url: str) -> None:
     """A TEXT_MESSAGE_CHUNK may leave out messageId: it continues the chunked message until
     another event; chunks of a user message are not an answer."""
-    browser.get(base_url + "/")
+    open_page(browser, base_url)
     events: list[dict[str, Any]] = [
         {"type": "TEXT_MESSAGE_CHUNK", "messageId": "c1", "role": "assistant", "delta": "Hel"},
         {"type": "TEXT_MESSAGE_CHUNK", "delta": "lo [1]."},
@@ -349,7 +498,7 @@ def test_chunks_are_read_as_moca_agui_reads_them(browser: WebDriver, base_url: s
         {"type": "CUSTOM", "name": "moca.citations", "value": {"version": 1, "messageId": "c1",
          "citations": [{"marker": "[1]", "record": BY_REF[HANDBOOK + "queen-marking.md"]}]}},
     ]  # fmt: skip
-    browser.execute_script("arguments[0].forEach(handleEvent)", events)
+    page(browser, "arguments[0].forEach(handleEvent)", events)
     shown = [
         (m.get_attribute("data-message-id"), m.find_element(By.CSS_SELECTOR, ".text").text)
         for m in browser.find_elements(By.CSS_SELECTOR, ".message.assistant")
@@ -361,58 +510,14 @@ def test_chunks_are_read_as_moca_agui_reads_them(browser: WebDriver, base_url: s
     assert [a.text for a in browser.find_elements(By.CSS_SELECTOR, "a.cite")] == ["[1]"]
 
 
-def test_the_page_links_the_urls_moca_agui_links(browser: WebDriver, base_url: str) -> None:
-    browser.get(base_url + "/")
-    urls = [
-        "https://example.org/a?b=c#d", "HTTP://example.org", "javascript:alert(1)",
-        " https://example.org", "https://example.org/a\x7fb", "https://example.org/\x00",
-        "https://example.org/caf\u00e9", "//example.org", "https://", 'https://e.org/"x', None,
-    ]  # fmt: skip
-    linked = browser.execute_script("return arguments[0].map(safeUrl)", urls)
-    assert linked == [safe_url(url) for url in urls]
-    assert linked.count(None) == 8
-
-
-def _broken_records() -> list[dict[str, Any]]:
-    """One record per schema rule broken (and a few valid variants)."""
-    base = BY_REF[HANDBOOK + "hive-placement.md"]
-    changes: list[tuple[str, Any]] = [
-        ("package.digest", "sha256:ABC"), ("package.signed", "yes"), ("package.extra", 1),
-        ("package.signers", ["a", 2]), ("node.ref", ""), ("node.tags", "bees"),
-        ("node.digest", "md5:00"), ("node.colour", "red"), ("span", {"start": -1, "end": 2}),
-        ("span", {"start": 1.5, "end": 2}), ("span", {"start": 1}), ("text", 5),
-        ("trust.status", "final"), ("trust.stale", None), ("trust.generated", {"at": "x"}),
-        ("trust.declaredVerified", [{"at": "x"}]), ("trust.attestedReviews", [{"reviewer": "r"}]),
-        ("trust.supersededBy", "x"), ("trust.colour", "red"), ("evidence", [{"note": "x"}]),
-        ("evidence", [{"source": {}, "matched": "yes"}]), ("concepts", ["not an iri"]),
-        ("concepts", ["https://a b"]), ("audience", 1), ("profiles", [1]), ("score", "1"),
-        ("retrieval", {"via": "guess"}), ("retrieval", {"via": "search", "x": 1}), ("extra", 1),
-        # valid variants
-        ("span", {"start": 1.0, "end": 2}), ("trust.generated", None), ("score", 0.5),
-        ("evidence", [{"source": {}, "anything": 1}]),
-        ("retrieval", {"via": "related", "from": "x"}),
-        ("trust.declaredVerified", [{"by": "x", "extra": 1}]),
-    ]  # fmt: skip
-    records = []
-    for path, value in changes:
-        changed = copy.deepcopy(base)
-        *parents, key = path.split(".")
-        target = changed
-        for parent in parents:
-            target = target[parent]
-        target[key] = value
-        records.append(changed)
-    return [base, *records, {"package": {}}, [], "record"]  # type: ignore[list-item]
-
-
-def test_the_page_validates_records_as_moca_agui_does(browser: WebDriver, base_url: str) -> None:
-    browser.get(base_url + "/")
-    records = _broken_records()
-    problems = browser.execute_script("return arguments[0].map(recordProblem)", records)
-    for record, problem in zip(records, problems, strict=True):
-        try:
-            moca_agui.as_record(record)
-            valid = True
-        except moca_agui.InvalidRecord:
-            valid = False
-        assert (problem is None) is valid, (record, problem)
+def test_the_page_shows_the_badges_moca_agui_computes(browser: WebDriver, base_url: str) -> None:
+    """The module the page runs computes every demo record's badges as moca_agui.client does
+    (the shared case table, tests/client/client-cases.json, covers every rule)."""
+    open_page(browser, base_url)
+    shown = page(browser, "return arguments[0].map(moca.trustBadges)", RECORDS)
+    for record, badges in zip(RECORDS, shown, strict=True):
+        assert badges == [
+            {"key": b.key, "label": b.label, "tone": b.tone, "detail": b.detail}
+            for b in trust_badges(record)
+        ]
+    assert re.fullmatch(r"[\w-]+", shown[0][0]["key"])

@@ -1,0 +1,276 @@
+// The demo's chat page: streams an AG-UI run from POST / and shows each answer's sources
+// right under it. The citation rules (which events count, valid records, trust badges, safe
+// links, where the answer refers to its sources) are the npm package moca-agui's: the demo
+// serves the package's own module file as /moca-agui.js. Every record field is put in the page
+// as text (textContent); nothing remote is loaded.
+import { MocaCitations, locateMarkers, safeUrl, trustBadges, withReadableDates } from "/moca-agui.js";
+
+const citations = new MocaCitations();
+const subscriber = citations.subscriber();
+
+// What @ag-ui/client would hold: the run's messages ({ id, role, content }), in order.
+/** @type {Array<{ id: string, role: string, content?: string }>} */
+const messages = [];
+// Each shown answer: message id -> { bubble, text node, sources section, number }.
+const answers = new Map();
+// The message a TEXT_MESSAGE_CHUNK without messageId continues, until another event.
+let chunkId = null;
+
+// -- the DOM, text only ---------------------------------------------------------------------
+
+function el(tag, attributes, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes || {})) node.setAttribute(name, value);
+  for (const child of children) {
+    if (child !== null && child !== undefined) {
+      node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
+  }
+  return node;
+}
+
+// `text` with each ISO date in it readable, the ISO time on hover.
+function dated(text) {
+  return withReadableDates(text).map((part) => typeof part === "string"
+    ? part
+    : el("time", { datetime: part.iso, title: part.iso }, part.readable));
+}
+
+function renderSource({ marker, record }, id) {
+  const { node, package: pkg } = record;
+  const article = el("article", { class: "source", id, tabindex: "-1", "data-ref": node.ref },
+    el("header", {},
+      marker ? el("span", { class: "marker" }, marker) : null,
+      el("h4", { class: "title" }, node.title || node.path)),
+    el("p", { class: "package" }, pkg.id, " ", el("span", { class: "version" }, `version ${pkg.version}`)),
+    el("p", { class: "ref" }, el("code", {}, node.ref)));
+  const badges = el("ul", { class: "badges" });
+  const details = el("ul", { class: "trust-details" }); // what each badge means, as visible text
+  for (const b of trustBadges(record)) {
+    badges.append(el("li", { class: `badge ${b.tone}`, "data-badge": b.key }, b.label));
+    details.append(el("li", { "data-detail": b.key }, ...dated(b.detail)));
+  }
+  article.append(badges, details);
+  if (node.description) article.append(el("p", { class: "description" }, node.description));
+  if (record.evidence?.length) {
+    article.append(el("ul", { class: "evidence" }, ...record.evidence.map((e) => el("li", {}, ...evidence(e)))));
+  }
+  if (typeof record.text === "string") {
+    article.append(el("details", {}, el("summary", {}, "Text"), el("pre", { class: "text" }, record.text)));
+  }
+  return article;
+}
+
+function evidence(entry) {
+  const source = entry.source || {};
+  const name = String(source.title || source.id || "source");
+  const url = safeUrl(source.url) || safeUrl(source.resource);
+  const state = entry.matched === true ? "matched" : entry.matched === false ? "not matched" : "not checked";
+  const exact = entry.selector?.exact;
+  return [
+    url ? el("a", { href: url, rel: "noopener noreferrer nofollow" }, name) : name,
+    exact ? " " : null, exact ? el("q", {}, String(exact)) : null,
+    " ", el("span", { class: `evidence-${state.replace(" ", "-")}` }, state),
+    entry.note ? " " : null, entry.note ? el("span", { class: "note" }, String(entry.note)) : null,
+  ];
+}
+
+// The answer's text: each marker or cited ref a link to its source below; each ref the
+// service left out marked as not a source.
+function renderText(answer, text, cited) {
+  const parts = [];
+  let position = 0;
+  for (const { start, end, citation } of locateMarkers(text, cited?.citations ?? [])) {
+    parts.push(text.slice(position, start));
+    const mention = text.slice(start, end);
+    if (citation) {
+      const target = answer.sourceIds.get(citation.record.node.ref);
+      parts.push(el("a", { class: "cite", href: `#${target}`, "data-ref": citation.record.node.ref }, mention));
+    } else {
+      parts.push(el("span", { class: "not-a-source", title: "Not among the sources the Reader returned" },
+        el("span", { class: "left-out" }, mention), " ", el("span", { class: "flag" }, "not a source")));
+    }
+    position = end;
+  }
+  parts.push(text.slice(position));
+  answer.textNode.replaceChildren(...parts);
+}
+
+function renderSources(answer, cited) {
+  answer.sourceIds = new Map(cited.citations.map((c, i) => [c.record.node.ref, `answer-${answer.number}-source-${i + 1}`]));
+  const section = el("section", { class: "answer-sources", "data-message-id": answer.id,
+    "aria-label": `Sources of answer ${answer.number}` }, el("h3", {}, `Sources of answer ${answer.number}`));
+  if (cited.computedAt) {
+    section.append(el("p", { class: "computed-at" }, "Trust as of ", ...dated(cited.computedAt),
+      el("span", { class: "iso" }, cited.computedAt)));
+  }
+  if (!cited.citations.length) {
+    section.append(el("p", { class: "no-sources" }, "No sources from the loaded packages."));
+  }
+  cited.citations.forEach((citation) => {
+    section.append(renderSource(citation, answer.sourceIds.get(citation.record.node.ref)));
+  });
+  answer.sources.replaceChildren(section);
+}
+
+// -- the run --------------------------------------------------------------------------------
+
+function setStatus(text) {
+  document.getElementById("status").textContent = text;
+}
+
+// The bubble of assistant message `message`, made once it has text: a message without text
+// (the empty start and end of a tool-only step) gets none.
+function showAnswer(message) {
+  let answer = answers.get(message.id);
+  if (!answer && message.content) {
+    const number = answers.size + 1;
+    const textNode = el("span", { class: "text" });
+    const bubble = el("div", { class: "message assistant", "data-message-id": message.id },
+      el("span", { class: "who" }, `Answer ${number}`), textNode);
+    const sources = el("div", { class: "sources-slot" });
+    const turn = el("div", { class: "answer", id: `answer-${number}` }, bubble, sources);
+    document.getElementById("conversation").append(turn);
+    answer = { id: message.id, number, turn, textNode, sources, sourceIds: new Map() };
+    answers.set(message.id, answer);
+  }
+  if (answer) renderText(answer, message.content || "", citations.get(message.id));
+  return answer;
+}
+
+citations.subscribe(() => {
+  for (const [id, answer] of answers) {
+    const cited = citations.get(id);
+    if (cited && !answer.sources.firstChild) {
+      renderSources(answer, cited);
+      renderText(answer, messages.find((m) => m.id === id)?.content || "", cited);
+      answer.turn.scrollIntoView({ block: "start" }); // the newest answer and its sources in view
+    }
+  }
+});
+
+function message(id, role) {
+  let found = messages.find((m) => m.id === id);
+  if (!found) {
+    found = { id, role: role || "assistant", content: "" };
+    messages.push(found);
+  }
+  return found;
+}
+
+function addText(id, role, delta) {
+  const target = message(id, role);
+  if (typeof delta === "string") target.content += delta;
+  if (target.role === "assistant") showAnswer(target);
+}
+
+/** Take in one AG-UI event, as @ag-ui/client applies it. */
+export function handleEvent(event) {
+  if (event.type !== "TEXT_MESSAGE_CHUNK") chunkId = null; // any other event ends a chunk run
+  switch (event.type) {
+    case "TEXT_MESSAGE_START":
+      addText(event.messageId, event.role, "");
+      break;
+    case "TEXT_MESSAGE_CONTENT":
+      if (messages.some((m) => m.id === event.messageId)) addText(event.messageId, null, event.delta);
+      break;
+    case "TEXT_MESSAGE_CHUNK": {
+      const id = event.messageId || chunkId; // a continuation chunk may leave messageId out
+      chunkId = id;
+      if (typeof id === "string") addText(id, event.role, event.delta);
+      break;
+    }
+    case "MESSAGES_SNAPSHOT":
+      for (const m of Array.isArray(event.messages) ? event.messages : []) {
+        if (m && typeof m.id === "string") {
+          Object.assign(message(m.id, m.role), m);
+          if (m.role === "assistant") showAnswer(message(m.id));
+        }
+      }
+      break;
+    case "TOOL_CALL_START":
+      setStatus(`The agent calls ${event.toolCallName}…`);
+      break;
+    case "CUSTOM": // moca.citations, for a message held; any other CUSTOM event is ignored
+      subscriber.onCustomEvent({ event, messages });
+      break;
+    case "RUN_FINISHED":
+      setStatus("Done.");
+      break;
+    case "RUN_ERROR":
+      setStatus(`The run failed: ${event.message}`);
+      break;
+    default:
+      break;
+  }
+}
+
+async function ask(question) {
+  const id = () => crypto.randomUUID();
+  const user = { id: `user-${id()}`, role: "user", content: question };
+  messages.push(user);
+  document.getElementById("conversation").append(
+    el("div", { class: "message user" }, el("span", { class: "who" }, "You"), question));
+  setStatus("Asking…");
+  const response = await fetch("/", {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
+    body: JSON.stringify({
+      threadId: `thread-${id()}`, runId: `run-${id()}`, state: {}, tools: [], context: [],
+      forwardedProps: {}, messages: [user],
+    }),
+  });
+  if (!response.ok || !response.body) {
+    setStatus(`The service answered HTTP ${response.status}.`);
+    return;
+  }
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    buffer += decoder.decode(value || new Uint8Array(), { stream: !done });
+    const frames = buffer.split(/\r?\n\r?\n/);
+    buffer = done ? "" : frames.pop();
+    for (const frame of frames) {
+      const data = frame.split(/\r?\n/).filter((line) => line.startsWith("data:"))
+        .map((line) => line.slice(5).replace(/^ /, "")).join("\n");
+      if (!data) continue;
+      let event;
+      try {
+        event = JSON.parse(data);
+      } catch (error) {
+        console.warn("skipped an event that is not JSON", error);
+        continue;
+      }
+      handleEvent(event);
+    }
+    if (done) break;
+  }
+}
+
+// A marker's link: show its source, right below the answer, without scrolling the answer away.
+document.addEventListener("click", (event) => {
+  const link = event.target instanceof Element ? event.target.closest("a.cite") : null;
+  const target = link && document.getElementById(link.getAttribute("href").slice(1));
+  if (!target) return;
+  event.preventDefault();
+  for (const shown of document.querySelectorAll(".source.selected")) shown.classList.remove("selected");
+  target.classList.add("selected");
+  target.scrollIntoView({ block: "nearest" });
+  target.focus({ preventScroll: true });
+});
+
+const form = document.getElementById("ask");
+const input = document.getElementById("question");
+form.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const question = input.value.trim();
+  if (question) ask(question).catch((error) => setStatus(`Failed: ${error}`));
+});
+for (const button of document.querySelectorAll("button.suggestion")) {
+  button.addEventListener("click", () => {
+    input.value = button.textContent;
+    form.requestSubmit();
+  });
+}
