@@ -90,12 +90,12 @@ def _tool_outputs(event: Mapping[str, Any]) -> Iterator[tuple[str, object, str |
         if message.status == "error":
             logger.info("moca_agui: tool %s failed; nothing to capture", name)
         elif message.artifact is not None:
-            yield name, _unwrapped(message.artifact), message.tool_call_id
+            yield name, unwrapped_artifact(message.artifact), message.tool_call_id
         else:
             yield name, message.content, message.tool_call_id
 
 
-def _unwrapped(artifact: object) -> object:
+def unwrapped_artifact(artifact: object) -> object:
     """An artifact's records: langchain-mcp-adapters wraps an MCP tool's structured content."""
     if isinstance(artifact, Mapping) and artifact.keys() == {"structured_content"}:
         return artifact["structured_content"]

@@ -113,10 +113,13 @@ class CitingWorkflow(AGUIChatWorkflow):  # type: ignore[misc]
 
     @step
     async def handle_tool_call(self, ctx: Context, ev: ToolCallEvent) -> ToolCallResultEvent:
-        result: ToolCallResultEvent = await super().handle_tool_call(ctx, ev)
         state = self._run_of(ctx)
-        if state is not None:
-            state.outputs[result.tool_call_id] = (result.tool_name, result.tool_output)
+        if state is None:
+            plain: ToolCallResultEvent = await super().handle_tool_call(ctx, ev)
+            return plain
+        with state.citations.active():  # numbered tools number into this run
+            result: ToolCallResultEvent = await super().handle_tool_call(ctx, ev)
+        state.outputs[result.tool_call_id] = (result.tool_name, result.tool_output)
         return result
 
     @step

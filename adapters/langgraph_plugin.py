@@ -11,7 +11,7 @@ import sys
 from moca_agui import CitationOptions, hookimpl
 from moca_agui._install import pip_install
 
-__all__ = ["moca_install_hint", "moca_instrument"]
+__all__ = ["moca_install_hint", "moca_instrument", "moca_numbered"]
 
 
 @hookimpl
@@ -33,6 +33,17 @@ def moca_instrument(target: object, options: CitationOptions) -> object | None:
             "moca_agui instruments the AG-UI agent that serves a LangGraph graph, not the "
             "graph: agent = moca_agui.instrument(LangGraphAgent(name=..., graph=graph))"
         )
+    return None
+
+
+@hookimpl
+def moca_numbered(target: object) -> object | None:
+    tool = getattr(sys.modules.get("langchain_core.tools"), "BaseTool", None)
+    if tool is not None and isinstance(target, tool):
+        from ._langgraph_numbered import numbered_tool
+
+        numbered: object = numbered_tool(target)
+        return numbered
     return None
 
 

@@ -82,6 +82,17 @@ def _is_factory(target: object) -> TypeGuard[Callable[[], Any]]:
 
 
 @hookimpl
+def moca_numbered(target: object) -> object | None:
+    tools = sys.modules.get("llama_index.core.tools")
+    if tools is not None and isinstance(target, tools.FunctionTool):
+        from ._llama_index_numbered import numbered_tool
+
+        numbered: object = numbered_tool(target)
+        return numbered
+    return None
+
+
+@hookimpl
 def moca_install_hint() -> str:
     return (
         "a LlamaIndex `AGUIChatWorkflow`, subclass or workflow factory: "

@@ -11,7 +11,7 @@ import sys
 from moca_agui import CitationOptions, hookimpl
 from moca_agui._install import pip_install
 
-__all__ = ["moca_install_hint", "moca_instrument"]
+__all__ = ["moca_install_hint", "moca_instrument", "moca_numbered"]
 
 
 @hookimpl
@@ -32,6 +32,16 @@ def moca_instrument(target: object, options: CitationOptions) -> object | None:
             "agent and add `AGUIAdapter = moca_agui.instrument(AGUIAdapter)` after "
             "`from pydantic_ai.ui.ag_ui import AGUIAdapter`"
         )
+    return None
+
+
+@hookimpl
+def moca_numbered(target: object) -> object | None:
+    toolset = getattr(sys.modules.get("pydantic_ai.toolsets"), "AbstractToolset", None)
+    if toolset is not None and isinstance(target, toolset):
+        from ._pydantic_ai_numbered import numbered_toolset
+
+        return numbered_toolset(target)
     return None
 
 

@@ -1,0 +1,54 @@
+"""Numbered LangChain tools for LangGraph: the model reads each source beside its marker.
+
+`numbered_tool(tool)` is a tool of the same name, description and arguments that calls
+`tool` and returns, as its content, what `moca_agui.numbered_result` makes of the result
+(a `content_and_artifact` tool's artifact when it has one, as the adapter reads it).
+The inner call runs without callbacks, so LangGraph sees one tool call, not two.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import ToolMessage
+from langchain_core.runnables import RunnableConfig
+from langchain_core.tools import BaseTool, StructuredTool
+
+from moca_agui import numbered_result
+
+from ._langgraph_run import unwrapped_artifact
+
+__all__ = ["numbered_tool"]
+
+_QUIET: RunnableConfig = {"callbacks": []}  # the outer tool's run is the one LangGraph sees
+
+
+def numbered_tool(tool: BaseTool) -> BaseTool:
+    """A tool like `tool` whose content is its result, numbered by the active run."""
+
+    def call(arguments: dict[str, Any]) -> dict[str, Any]:
+        return {"name": tool.name, "args": arguments, "id": "moca-agui", "type": "tool_call"}
+
+    def run(**arguments: Any) -> object:
+        return numbered_result(tool.name, _result(tool.invoke(call(arguments), _QUIET)))
+
+    async def arun(**arguments: Any) -> object:
+        return numbered_result(tool.name, _result(await tool.ainvoke(call(arguments), _QUIET)))
+
+    return StructuredTool.from_function(
+        func=run,
+        coroutine=arun,
+        name=tool.name,
+        description=tool.description,
+        args_schema=tool.args_schema,
+        return_direct=tool.return_direct,
+    )
+
+
+def _result(output: object) -> object:
+    """What the tool returned, as the LangGraph adapter reads a tool message."""
+    if isinstance(output, ToolMessage):
+        return (
+            unwrapped_artifact(output.artifact) if output.artifact is not None else output.content
+        )
+    return output

@@ -1,0 +1,81 @@
+"""`moca_agui.numbered(tools)` on LangGraph: the model reads each source beside its
+run-wide marker, and the event uses the same numbers. A scripted model copies what it
+read; two parallel calls finish in reverse, then a second search would start at [1]."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from langchain_core.messages import BaseMessage, ToolMessage
+from langchain_core.tools import tool
+from lg_chat import Call, Say, StreamingChatModel, Turn
+from lg_service import agent, app_for, post, run_input
+
+import moca_agui
+from support import assert_valid_stream, citation_events, cited_as_shown, copied_answer, record
+
+A, B, C, D = record("a.md"), record("b.md"), record("c.md"), record("d.md")
+COPY: Turn = [Say("<copy>")]  # this turn writes what the model read, copying its numbers
+
+
+class CopyingModel(StreamingChatModel):
+    """A model that answers `COPY` turns with the numbers its history showed it."""
+
+    def turn(self, messages: list[BaseMessage]) -> Turn:
+        planned = super().turn(messages)
+        if planned is not COPY:
+            return planned
+        shown = [m.content for m in messages if isinstance(m, ToolMessage)]
+        return [Say(copied_answer(shown))]
+
+
+def reader() -> list[Any]:
+    got_node = asyncio.Event()
+
+    @tool
+    async def moca_search(query: str) -> dict[str, Any]:
+        """Search the knowledge base."""
+        if query == "bees":
+            await got_node.wait()
+            for _ in range(3):  # moca_get_node's end is taken first (no clock involved)
+                await asyncio.sleep(0)
+            return {"query": query, "results": [A, B]}
+        return {"query": query, "results": [D, A]}
+
+    @tool
+    def moca_get_node(node_id: str) -> dict[str, Any]:
+        """Read one node."""
+        got_node.set()
+        return C
+
+    return [moca_search, moca_get_node]
+
+
+async def test_the_model_cites_the_numbers_it_was_shown() -> None:
+    script = [
+        [
+            Call("moca_search", {"query": "bees"}, "call-search"),
+            Call("moca_get_node", {"node_id": "c"}, "call-get"),
+        ],
+        [Call("moca_search", {"query": "mites"}, "call-search-2")],
+        COPY,
+    ]
+    tools = moca_agui.numbered(reader())  # the one line
+    stream = await post(app_for(agent(CopyingModel(script=script), tools)), run_input())
+    assert_valid_stream(stream)
+
+    calls = [e["toolCallId"] for e in stream if e["type"] == "TOOL_CALL_START"]
+    assert calls == ["call-search", "call-get", "call-search-2"]  # the inner call is quiet
+    results = {e["toolCallId"]: e["content"] for e in stream if e["type"] == "TOOL_CALL_RESULT"}
+    assert list(results) == ["call-get", "call-search", "call-search-2"]
+    assert [json.loads(results[c]) for c in ("call-search", "call-get", "call-search-2")] == [
+        {"results": [{"marker": "[2]", "result": A}, {"marker": "[3]", "result": B}]},
+        {"results": [{"marker": "[1]", "result": C}]},
+        {"results": [{"marker": "[4]", "result": D}, {"marker": "[2]", "result": A}]},
+    ]
+    [value] = citation_events(stream)
+    text = "".join(e["delta"] for e in stream if e["type"] == "TEXT_MESSAGE_CONTENT")
+    assert value["citations"] == cited_as_shown(text, A, B, C, D)
+    assert [c["marker"] for c in value["citations"]] == ["[2]", "[3]", "[1]", "[4]"]
