@@ -130,7 +130,8 @@ def moca_find_references(
     Each `Mention(start, end, ref, marker)` names a ref; mentions of refs not in `refs`
     are left out by the caller whatever a plugin says.
 
-    All answers are merged: citations follow the first mention of each node.
+    All answers are merged: citations follow the first mention of each entry (a marker
+    names the entry the table maps it to; a ref names the entry a versioned ref cites).
     """
 
 
