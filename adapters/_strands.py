@@ -2,7 +2,8 @@
 
 `citing(agent, options)` returns a shallow copy of the `StrandsAgent` whose class has
 `CitingStrandsAgent` mixed in first, and whose hook providers start with `ReaderResults`
-(ag-ui-strands gives its hook providers to every per-thread Strands `Agent` it builds).
+(ag-ui-strands gives its hook providers to every per-thread Strands `Agent` it builds;
+hooks that `config.thread_agent_kwargs` returns replace them, so it goes first there too).
 The copy shares the original's per-thread agents, so conversations carry on.
 
 Per run, `CitingStrandsAgent.run` makes a `CitationRun`, hands it to the Strands agent in
@@ -10,8 +11,10 @@ the run's `invocation_state`, and passes the parent's AG-UI events through
 `moca_agui.cite`. `ReaderResults` takes each tool's own result from Strands'
 `AfterToolCallEvent`: the content blocks the model is sent next, before ag-ui-strands
 turns them into the TOOL_CALL_RESULT string (it keeps only the last text block, and
-re-reads text that is not JSON with its quotes swapped). Only the run's own state
-carries anything between the two: the hook holds nothing.
+re-reads text that is not JSON with its quotes swapped). Each result is captured with its
+`toolUseId`, so markers follow the order the model issued its calls, not the order
+Strands' concurrent executor finished them. Only the run's own state carries anything
+between the two: the hook holds nothing.
 """
 
 from __future__ import annotations
