@@ -1,0 +1,137 @@
+"""Citing AG-UI agents for Microsoft Agent Framework: tool results in, `moca.citations` out.
+
+`AgentFrameworkAgent.run(input_data)` turns the wrapped chat agent's streamed updates
+into AG-UI events; `add_agent_framework_fastapi_endpoint` calls it on one shared
+instance for every request. The citing variant overrides `run` only. Per call it makes
+a `CitationRun` and runs the parent on a shallow copy of itself whose chat agent is a
+per-run copy that reads each update on its way in: each tool's own `function_result`,
+never the TOOL_CALL_RESULT sent to the client (which a tool may replace with a UI
+display payload). `moca_agui.cite` places the events in the AG-UI events coming out,
+for the messages the final MESSAGES_SNAPSHOT still shows. Nothing the endpoint shares
+between requests is changed.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+from collections.abc import AsyncGenerator, AsyncIterable, Awaitable
+from functools import partial
+from typing import Any, TypeVar, cast
+
+from ag_ui.core import BaseEvent, EventType
+from agent_framework import Content, ResponseStream
+from agent_framework_ag_ui import AgentFrameworkAgent
+
+from moca_agui import CitationOptions, CitationRun, cite, citing_class, citing_copy, options_of, tap
+
+__all__ = ["CitingAgentFrameworkAgent", "instrumented"]
+
+logger = logging.getLogger("moca_agui")
+
+T = TypeVar("T")
+
+
+class CitingAgentFrameworkAgent(AgentFrameworkAgent):
+    """An `AgentFrameworkAgent` whose runs send one `moca.citations` event per assistant
+    message with text. Made by `moca_agui.instrument`, which binds the options."""
+
+    async def run(self, input_data: dict[str, Any], **kwargs: Any) -> AsyncGenerator[BaseEvent]:
+        """The parent's AG-UI events, plus the run's `moca.citations` events."""
+        run = CitationRun(options_of(self))
+        run.reads_tool_call_results = False  # each tool's own result is read instead
+        this_run = copy.copy(self)  # shares config and approval state, not the chat agent
+        reading = citing_copy(self.agent, _ReadingAgent, run.options)
+        reading.moca_agui_results = _ToolResults(run)
+        this_run.agent = reading
+        events = super(CitingAgentFrameworkAgent, this_run).run(input_data, **kwargs)
+        async for event in cite(tap(events, partial(_follow_snapshot, run)), run=run):
+            yield event
+
+
+def _follow_snapshot(run: CitationRun, event: BaseEvent) -> None:
+    """Mute the messages a MESSAGES_SNAPSHOT leaves out: the client shows them no more.
+
+    (agent-framework-ag-ui 1.0 drops the text of a response that also called tools, and
+    gives the rest of it a new id.)
+    """
+    if event.type != EventType.MESSAGES_SNAPSHOT:
+        return
+    messages = getattr(event, "messages", None) or ()
+    shown = {m.id for m in messages if getattr(m, "role", None) == "assistant"}
+    for message_id in run.message_ids():
+        if message_id not in shown:
+            logger.info("moca_agui: message %s is not in the snapshot; not cited", message_id)
+            run.mute(message_id)
+
+
+def instrumented(target: T, options: CitationOptions) -> T:
+    """A citing copy of an `AgentFrameworkAgent` subclass or instance, with `options`."""
+    if isinstance(target, type):
+        return cast(T, citing_class(target, CitingAgentFrameworkAgent, options))
+    return citing_copy(target, CitingAgentFrameworkAgent, options)
+
+
+class _ReadingAgent:
+    """Mixed into the per-run copy of the chat agent: each streamed update is read into
+    the run before the AG-UI emitter sees it."""
+
+    moca_agui_results: _ToolResults
+
+    def run(self, *args: Any, **kwargs: Any) -> Any:
+        response = super().run(*args, **kwargs)  # type: ignore[misc]
+        return _read(response, self.moca_agui_results) if kwargs.get("stream") else response
+
+
+def _read(response: Any, results: _ToolResults) -> Any:
+    """`response` (a stream of updates, or an awaitable of one) with each update read."""
+    if isinstance(response, ResponseStream):  # keeps its hooks, finalizer and contexts
+        return response.with_transform_hook(results.read)
+    if isinstance(response, AsyncIterable):
+        return tap(response, results.read)
+    if isinstance(response, Awaitable):
+        return _awaited(response, results)
+    logger.warning("moca_agui: the agent streamed no updates; no citations for this run")
+    return response
+
+
+async def _awaited(response: Awaitable[Any], results: _ToolResults) -> Any:
+    return _read(await response, results)
+
+
+class _ToolResults:
+    """One run's tool calls, read from its updates: each call's name, then its result."""
+
+    __slots__ = ("_names", "_run")
+
+    def __init__(self, run: CitationRun) -> None:
+        self._run = run
+        self._names: dict[str, str] = {}  # call id -> tool name
+
+    def read(self, update: object) -> None:
+        """Capture the tool results in one update; never raises (the update flows on)."""
+        try:
+            for content in getattr(update, "contents", None) or ():
+                if content.type == "function_call" and content.call_id and content.name:
+                    self._names.setdefault(content.call_id, content.name)
+                elif content.type == "function_result" and content.call_id:
+                    self._result(content)
+        except Exception:
+            logger.exception("moca_agui: could not read an update; it flows on unchanged")
+
+    def _result(self, content: Content) -> None:
+        call_id = content.call_id or ""
+        name = self._names.get(call_id)
+        if name is None:
+            logger.debug("moca_agui: result of unknown tool call %s ignored", call_id)
+        elif content.exception is not None:  # an error (the model may retry): no source
+            logger.info("moca_agui: tool %s failed; nothing to capture", name)
+        else:
+            self._run.capture(name, _parts(content), tool_call_id=call_id)
+
+
+def _parts(content: Content) -> list[dict[str, Any]]:
+    """A function result's text items (a function's JSON, an MCP tool's text content) as
+    the MCP-style text parts Reader results are read from."""
+    items = content.items or ()
+    return [{"type": "text", "text": item.text} for item in items if item.type == "text"]

@@ -1,0 +1,28 @@
+"""Microsoft Agent Framework (agent-framework-ag-ui): citations from an
+`AgentFrameworkAgent`, with one line.
+
+    agent = moca_agui.instrument(AgentFrameworkAgent(agent=chat_agent))
+    add_agent_framework_fastapi_endpoint(app, agent, "/")
+
+The instrumented agent is an `AgentFrameworkAgent` of your wrapper's own class (with
+`CitingAgentFrameworkAgent` mixed in); `moca_agui.instrument(AgentFrameworkAgent)`
+gives the class. Reader results are read from each tool's own result (function tools and
+agent-framework's MCP tools) on the chat agent's streamed updates, never from the
+TOOL_CALL_RESULT shown to the client; a failed call gives no source.
+"""
+
+from __future__ import annotations
+
+try:
+    import agent_framework  # noqa: F401
+    import agent_framework_ag_ui  # noqa: F401
+except ImportError as exc:
+    raise ImportError(
+        "moca_agui's Microsoft Agent Framework adapter needs agent-framework-ag-ui: "
+        "pip install -e '.[agent-framework]' from a clone of moca-agui "
+        f"(pip install 'moca-agui[agent-framework]' once released) ({exc})"
+    ) from exc
+
+from ._agent_framework import CitingAgentFrameworkAgent, instrumented
+
+__all__ = ["CitingAgentFrameworkAgent", "instrumented"]
