@@ -59,6 +59,7 @@ FRAMEWORKS: dict[str, tuple[str, str]] = {
     "llama-index": ("llama_index", "llama-index,demo"),
     "ag2": ("ag2", "ag2,demo"),
     "strands": ("strands", "strands,demo"),
+    "agent-framework": ("agent_framework", "agent-framework,demo"),
 }
 _JS = "text/javascript; charset=utf-8"
 #: path -> (file under the demo's package, media type)

@@ -1,0 +1,184 @@
+"""What the Microsoft Agent Framework tests share: scripted models, Reader tools, the AG-UI
+endpoint over HTTP, and the checks every stream passes.
+
+(No `__init__.py` here, and module names unlike any other test folder's: a package named
+`agent_framework` under `tests/` would shadow the framework.)
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+import httpx
+from agent_framework import Agent, Content, Message, tool
+from agent_framework_ag_ui import AgentFrameworkAgent, add_agent_framework_fastapi_endpoint
+from fastapi import FastAPI
+
+import moca_agui
+from moca_agui.check import check_events
+from moca_agui.demo.frameworks.agent_framework import ScriptedChatClient, endpoint_options
+from support import assert_valid_stream, record, ref, without_citations
+
+A = record("a.md")
+B = record("b.md")
+C = record("c.md")
+INVENTED = "https://example.com/moca/test-kb@1.0.0#never-read.md"
+
+Turn = Sequence[Content] | Callable[[], Sequence[Content]]
+Script = Sequence[Turn]
+
+
+def call(name: str, call_id: str = "c1", **arguments: Any) -> Content:
+    """The model calls tool `name` with `arguments`."""
+    return Content.from_function_call(call_id=call_id, name=name, arguments=json.dumps(arguments))
+
+
+def say(text: str) -> Content:
+    return Content.from_text(text)
+
+
+def scripted(script: Script | Callable[[str], Script]) -> ScriptedChatClient:
+    """A chat client that plays turn n of `script` as its n-th response of the run (a
+    turn that is a callable is called, so it can fail). `script` may depend on the
+    user's question, so runs on one endpoint can differ."""
+
+    def play(messages: Sequence[Message]) -> Iterable[Content]:
+        question = next(m.text for m in messages if m.role == "user")
+        turns = script(question) if callable(script) else script
+        turn = turns[sum(m.role == "assistant" for m in messages)]
+        return turn() if callable(turn) else turn
+
+    return ScriptedChatClient(play)
+
+
+class Reader:
+    """In-process tools named and shaped like the reference Reader's."""
+
+    def __init__(self, *records: dict[str, Any]) -> None:
+        self.records = {ref(rec): rec for rec in records}
+
+    def moca_search(self, query: str, detail: str = "full") -> dict[str, Any]:
+        """Search the loaded packages; a node matches when its path is in the query."""
+        hits = [rec for rec in self.records.values() if rec["node"]["path"] in query]
+        return {"query": query, "results": hits}
+
+    def moca_get_node(self, node_id: str) -> dict[str, Any]:
+        """One node's citation record, by versioned ref."""
+        return self.records.get(node_id) or {"error": f"no node {node_id}"}
+
+    @property
+    def tools(self) -> list[Any]:
+        return [tool(self.moca_search), tool(self.moca_get_node)]
+
+
+def chat_agent(client: ScriptedChatClient, *tools: Any) -> Agent[Any]:
+    return Agent(client, tools=list(tools), name="test-agent")
+
+
+def app_for(agent: Any) -> FastAPI:
+    """The framework's documented endpoint: `add_agent_framework_fastapi_endpoint`."""
+    app = FastAPI()
+    add_agent_framework_fastapi_endpoint(app, agent, "/", **endpoint_options())
+    return app
+
+
+def cited(agent: Agent[Any], **options: Any) -> FastAPI:
+    """The same endpoint with the one changed line."""
+    return app_for(moca_agui.instrument(AgentFrameworkAgent(agent=agent), **options))
+
+
+def run_input(question: str) -> dict[str, Any]:
+    """A RunAgentInput with a fresh thread (the framework keeps a session per thread)."""
+    return {
+        "threadId": f"thread-{uuid.uuid4().hex[:8]}",
+        "runId": f"run-{uuid.uuid4().hex[:8]}",
+        "state": {},
+        "messages": [{"id": "user-1", "role": "user", "content": question}],
+        "tools": [],
+        "context": [],
+        "forwardedProps": {},
+    }
+
+
+async def post_raw(app: FastAPI, question: str) -> str:
+    """POST one AG-UI run over httpx's ASGI transport; the SSE body as sent."""
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        response = await client.post(
+            "/", json=run_input(question), headers={"accept": "text/event-stream"}
+        )
+    assert response.status_code == 200, response.text
+    assert response.headers["content-type"].startswith("text/event-stream")
+    return response.text
+
+
+def events_of(body: str) -> list[dict[str, Any]]:
+    """The events of an SSE body (keepalive comments aside)."""
+    return [
+        json.loads(line.removeprefix("data:").strip())
+        for line in body.splitlines()
+        if line.startswith("data:")
+    ]
+
+
+async def post(app: FastAPI, question: str) -> list[dict[str, Any]]:
+    return events_of(await post_raw(app, question))
+
+
+def assert_passes_every_check(stream: list[dict[str, Any]]) -> None:
+    """ag-ui-validate, the event schema, the record schema, and `moca-agui check`."""
+    assert_valid_stream(stream)
+    assert [str(f) for f in check_events(stream) if f.level == "error"] == []
+
+
+async def run_both(agent: Agent[Any], question: str, **options: Any) -> list[dict[str, Any]]:
+    """The instrumented stream, after checking it against the plain one: the agent's own
+    events are unchanged and in order, and the stream passes every check."""
+    plain = await post(app_for(AgentFrameworkAgent(agent=agent)), question)
+    stream = await post(cited(agent, **options), question)
+    assert shape(without_citations(stream)) == shape(plain)
+    assert_passes_every_check(stream)
+    return stream
+
+
+def shape(stream: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A stream without what differs between two runs of one script: the generated ids
+    (numbered in order of appearance), thread and run ids, timestamps."""
+    names: dict[str, str] = {}
+
+    def named(value: str) -> str:
+        return names.setdefault(value, f"id-{len(names) + 1}")
+
+    def walk(value: Any, key: str = "") -> Any:
+        if isinstance(value, dict):
+            return {k: walk(v, k) for k, v in value.items() if k not in ("timestamp", "computedAt")}
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        if key in ("messageId", "parentMessageId", "id", "threadId", "runId"):
+            return named(value)
+        return value
+
+    return [walk(event) for event in stream]
+
+
+def answer_ids(stream: list[dict[str, Any]]) -> list[str]:
+    """Ids of the assistant messages with text, in the order they started."""
+    with_text = {e["messageId"] for e in stream if e["type"] == "TEXT_MESSAGE_CONTENT"}
+    return [
+        e["messageId"]
+        for e in stream
+        if e["type"] == "TEXT_MESSAGE_START" and e["messageId"] in with_text
+    ]
+
+
+def snapshot_answers(stream: list[dict[str, Any]]) -> dict[str, str]:
+    """id -> text of each assistant message with text in the last MESSAGES_SNAPSHOT."""
+    [*_, snapshot] = [e for e in stream if e["type"] == "MESSAGES_SNAPSHOT"]
+    return {
+        m["id"]: m["content"]
+        for m in snapshot["messages"]
+        if m["role"] == "assistant" and m.get("content")
+    }
