@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 from af_support import (
+    INVENTED,
     A,
     B,
     C,
-    INVENTED,
     Reader,
     answer_ids,
     app_for,

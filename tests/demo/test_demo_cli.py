@@ -4,11 +4,13 @@ and the chat page served on 127.0.0.1."""
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
 import socket
 import subprocess
 import sys
 import time
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -78,14 +80,53 @@ def _refs(events: list[dict[str, Any]]) -> list[list[tuple[str | None, str]]]:
     ]
 
 
+def _extras_in_all() -> set[str]:
+    """The extras `[all]` holds, from pyproject.toml: `moca-agui[a,b,...]`."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    [everything] = project["optional-dependencies"]["all"]
+    return set(everything.split("[", 1)[1].rstrip("]").split(","))
+
+
+def _require_demo(framework: str) -> None:
+    """A framework's demo module must exist. One whose extra `[all]` leaves out (its pins
+    conflict with the others) is tested in its own nox session: skipped here without it."""
+    module, extras = FRAMEWORKS[framework]
+    assert importlib.util.find_spec(f"moca_agui.demo.frameworks.{module}") is not None
+    try:
+        load_framework(framework)
+    except FrameworkUnavailable:
+        if set(extras.split(",")) <= _extras_in_all():
+            raise
+        pytest.skip(f"{framework} is apart from [all]: its own nox session tests its demo")
+
+
 @pytest.mark.parametrize("framework", list(FRAMEWORKS))
 def test_each_frameworks_demo_stream_passes_the_checker(framework: str) -> None:
+    _require_demo(framework)
     for question in QUESTIONS:
         events = _stream(framework, question)
         errors = [str(f) for f in check_events(events) if f.level == "error"]
         assert errors == [], (framework, question)
         # every framework's service answers alike: the same sources, markers and order
         assert _refs(events) == _refs(_stream("ag-ui", question)), (framework, question)
+        assert_valid_stream(events)
+        assert _cited_ids(events) <= _shown_ids(events), (framework, question)
+
+
+def _cited_ids(events: list[dict[str, Any]]) -> set[str]:
+    return {value["messageId"] for value in citation_events(events)}
+
+
+def _shown_ids(events: list[dict[str, Any]]) -> set[str]:
+    """Ids of the assistant messages with text a client shows: streamed, and in the last
+    MESSAGES_SNAPSHOT if there is one (it replaces the client's messages)."""
+    streamed = {e["messageId"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT"}
+    snapshots = [e for e in events if e["type"] == "MESSAGES_SNAPSHOT"]
+    if not snapshots:
+        return streamed
+    return streamed & {
+        m["id"] for m in snapshots[-1]["messages"] if m["role"] == "assistant" and m.get("content")
+    }
 
 
 def test_a_framework_without_its_demo_or_extra_names_the_fix(

@@ -1,0 +1,95 @@
+"""A Reader reached the way the reference Reader is deployed: an MCP server over stdio.
+
+The server is the demo Reader (`python -m moca_agui.demo.reader`), a real subprocess
+speaking MCP; the agent reaches it through Agent Framework's own `MCPStdioTool`, and the
+endpoint serves the run over HTTP. The MCP tool's TOOL_CALL_RESULT is the framework's
+host payload (the whole MCP result); records are read from the tool's own result.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import AsyncIterator
+from importlib.metadata import requires, version
+
+import pytest
+from af_support import (
+    answer_ids,
+    assert_passes_every_check,
+    call,
+    chat_agent,
+    cited,
+    events_of,
+    post_raw,
+    say,
+    scripted,
+    snapshot_answers,
+)
+from agent_framework import MCPStdioTool
+
+from moca_agui.demo.reader import DemoReader
+from support import citation_events, types
+
+MISSING = "https://example.org/moca/fernhollow-apiary@3.0.0#no-such-node.md"
+
+
+def _speaks_installed_mcp() -> bool:
+    """agent-framework-core before 1.2x is an MCP 1.x client; the demo server is MCP 2."""
+    wanted = [r for r in requires("agent-framework-core") or () if r.startswith("mcp")]
+    return not any("<2" in r for r in wanted) or version("mcp").startswith("1.")
+
+
+pytestmark = pytest.mark.skipif(
+    not _speaks_installed_mcp(),
+    reason="this agent-framework-core's MCP client speaks MCP 1.x, the demo Reader MCP 2",
+)
+
+
+@pytest.fixture
+async def reader() -> AsyncIterator[MCPStdioTool]:
+    tool = MCPStdioTool(
+        name="moca-reader", command=sys.executable, args=["-m", "moca_agui.demo.reader"]
+    )
+    async with tool:
+        yield tool
+
+
+async def test_records_from_an_mcp_reader_are_cited_exactly_as_it_sent_them(reader):
+    search = {"query": "register hives", "limit": 3, "detail": "full"}
+    model = scripted(
+        [
+            [call("moca_search", "c1", **search), call("moca_get_node", "c2", node_id=MISSING)],
+            [say(f"Register first [1]; keep eight metres from footpaths [2]; not {MISSING}.")],
+        ]
+    )
+    body = await post_raw(cited(chat_agent(model, reader)), "Do I need to register my hives?")
+    stream = events_of(body)
+    assert_passes_every_check(stream)
+    assert types(stream) == [
+        "RUN_STARTED",
+        "TEXT_MESSAGE_START",
+        *["TOOL_CALL_START", "TOOL_CALL_ARGS"] * 2,
+        "TOOL_CALL_END",
+        "TOOL_CALL_RESULT",
+        "TEXT_MESSAGE_END",
+        "TOOL_CALL_END",
+        "TOOL_CALL_RESULT",  # the miss: isError, so no source
+        "TEXT_MESSAGE_START",
+        "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_END",
+        "MESSAGES_SNAPSHOT",
+        "CUSTOM:moca.citations",
+        "RUN_FINISHED",
+    ]
+    [value] = citation_events(stream)
+    [answer] = answer_ids(stream)
+    assert value["messageId"] == answer and answer in snapshot_answers(stream)
+    first, second = DemoReader().moca_search(**search)["results"][:2]
+    assert value["citations"] == [
+        {"marker": "[1]", "record": first},
+        {"marker": "[2]", "record": second},
+    ]
+    for citation in value["citations"]:  # as the Reader wrote it, key for key
+        sent = json.dumps(citation["record"], ensure_ascii=False, separators=(",", ":"))
+        assert sent in body
