@@ -10,16 +10,28 @@ import nox
 
 nox.options.default_venv_backend = "venv"
 nox.options.reuse_existing_virtualenvs = True
-nox.options.sessions = ["tests", "tests-ag-ui-0.1", "lint", "types", "js"]
+nox.options.sessions = [
+    "tests",
+    "tests-ag-ui-0.1",
+    "tests-agent-framework",
+    "lint",
+    "types",
+    "types-agent-framework",
+    "js",
+]
 
 PYTHON = "3.11"
 
 
 @nox.session(python=PYTHON)
 def tests(session: nox.Session) -> None:
-    """The whole suite, every extra installed, on ag-ui-protocol 1.x."""
+    """The whole suite, every extra of `[all]` installed, on ag-ui-protocol 1.x.
+
+    The Agent Framework adapter's tests need its extra, which `[all]` cannot hold: they
+    run in `tests-agent-framework`.
+    """
     session.install("-e", ".[all,test]")
-    session.run("pytest", *session.posargs)
+    session.run("pytest", "--ignore=tests/agent_framework", *session.posargs)
 
 
 @nox.session(python=PYTHON, name="tests-ag-ui-0.1")
@@ -116,6 +128,29 @@ def tests_strands(session: nox.Session, pins: tuple[str, ...]) -> None:
     session.run("pytest", "tests/strands", *session.posargs)
 
 
+#: agent-framework-ag-ui pins ag-ui-protocol 0.1.x (`>=0.1.19,<0.2`): its oldest release on
+#: the oldest agent-framework-core it takes, and the newest. The framework's MCP tools need
+#: tenacity (agent-framework-core asks for it when they connect).
+AGENT_FRAMEWORK_VERSIONS = {
+    "1.0": ("agent-framework-ag-ui==1.0.0", "agent-framework-core==1.11.0"),
+    "newest": ("agent-framework-ag-ui>=1.0",),
+}
+AGENT_FRAMEWORK_DEMO_TEST = (
+    "tests/demo/test_demo_cli.py::test_each_frameworks_demo_stream_passes_the_checker"
+    "[agent-framework]"
+)
+
+
+@nox.session(python=PYTHON, name="tests-agent-framework")
+@nox.parametrize(
+    "pins", list(AGENT_FRAMEWORK_VERSIONS.values()), ids=list(AGENT_FRAMEWORK_VERSIONS)
+)
+def tests_agent_framework(session: nox.Session, pins: tuple[str, ...]) -> None:
+    """The Agent Framework adapter and its demo, in the environment its users have."""
+    session.install("-e", ".[agent-framework,test]", "tenacity>=9.1.4,<9.2", *pins)
+    session.run("pytest", "tests/agent_framework", AGENT_FRAMEWORK_DEMO_TEST, *session.posargs)
+
+
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
     session.install("ruff")
@@ -132,6 +167,25 @@ def types(session: nox.Session) -> None:
     """
     session.install("--config-settings", "editable_mode=strict", "-e", ".[all]", "mypy")
     session.run("mypy", "-p", "moca_agui")
+
+
+#: The modules that import Microsoft Agent Framework, whose extra `[all]` cannot hold.
+AGENT_FRAMEWORK_MODULES = (
+    "moca_agui.adapters._agent_framework",
+    "moca_agui.adapters.agent_framework",
+    "moca_agui.adapters.agent_framework_plugin",
+    "moca_agui.demo.frameworks.agent_framework",
+)
+
+
+@nox.session(python=PYTHON, name="types-agent-framework")
+def types_agent_framework(session: nox.Session) -> None:
+    """mypy --strict on the modules that import Microsoft Agent Framework, in its own venv
+    (in `types` they see the framework as Any)."""
+    session.install(
+        "--config-settings", "editable_mode=strict", "-e", ".[agent-framework,demo]", "mypy"
+    )
+    session.run("mypy", *(arg for module in AGENT_FRAMEWORK_MODULES for arg in ("-m", module)))
 
 
 @nox.session(python=PYTHON)

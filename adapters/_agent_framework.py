@@ -42,7 +42,7 @@ class CitingAgentFrameworkAgent(AgentFrameworkAgent):
         run.reads_tool_call_results = False  # each tool's own result is read instead
         this_run = copy.copy(self)  # shares config and approval state, not the chat agent
         reading = citing_copy(self.agent, _ReadingAgent, run.options)
-        reading.moca_agui_results = _ToolResults(run)
+        cast(_ReadingAgent, reading).moca_agui_results = _ToolResults(run)
         this_run.agent = reading
         events = super(CitingAgentFrameworkAgent, this_run).run(input_data, **kwargs)
         async for event in cite(tap(events, partial(_follow_snapshot, run)), run=run):
