@@ -146,9 +146,16 @@ AGENT_FRAMEWORK_DEMO_TEST = (
     "pins", list(AGENT_FRAMEWORK_VERSIONS.values()), ids=list(AGENT_FRAMEWORK_VERSIONS)
 )
 def tests_agent_framework(session: nox.Session, pins: tuple[str, ...]) -> None:
-    """The Agent Framework adapter and its demo, in the environment its users have."""
+    """The Agent Framework adapter and its demo, in the environment its users have; the
+    demo's stream also through the real @ag-ui/client (js/'s subscriber test, Node 20)."""
     session.install("-e", ".[agent-framework,test]", "tenacity>=9.1.4,<9.2", *pins)
     session.run("pytest", "tests/agent_framework", AGENT_FRAMEWORK_DEMO_TEST, *session.posargs)
+    session.chdir("js")
+    session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
+    session.run(
+        "node", "--test", "test/subscriber.test.js",
+        env={"MOCA_AGUI_DEMO_FRAMEWORKS": "agent-framework"}, external=True,
+    )  # fmt: skip
 
 
 @nox.session(python=PYTHON)

@@ -13,14 +13,15 @@ TOOL_CALL_RESULT shown to the client; a failed call gives no source.
 
 from __future__ import annotations
 
+from moca_agui._install import pip_install
+
 try:
     import agent_framework  # noqa: F401
     import agent_framework_ag_ui  # noqa: F401
 except ImportError as exc:
     raise ImportError(
         "moca_agui's Microsoft Agent Framework adapter needs agent-framework-ag-ui: "
-        "pip install -e '.[agent-framework]' from a clone of moca-agui "
-        f"(pip install 'moca-agui[agent-framework]' once released) ({exc})"
+        f"{pip_install('agent-framework')} ({exc})"
     ) from exc
 
 from ._agent_framework import CitingAgentFrameworkAgent, instrumented

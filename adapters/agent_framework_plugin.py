@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 
 from moca_agui import CitationOptions, hookimpl
+from moca_agui._install import pip_install
 
 __all__ = ["moca_install_hint", "moca_instrument"]
 
@@ -45,7 +46,7 @@ def moca_instrument(target: object, options: CitationOptions) -> object | None:
 def moca_install_hint() -> str:
     return (
         "a Microsoft Agent Framework `AgentFrameworkAgent` class or instance: "
-        "pip install 'moca-agui[agent-framework]'"
+        f"{pip_install('agent-framework')}"
     )
 
 

@@ -6,6 +6,15 @@ import { dirname, join } from "node:path";
 const PYTHON = process.env.MOCA_AGUI_PYTHON || "python";
 const BIN = dirname(execFileSync(PYTHON, ["-c", "import sys; print(sys.executable)"], { encoding: "utf8" }).trim());
 
+/**
+ * The demo's --framework names to test: $MOCA_AGUI_DEMO_FRAMEWORKS (comma-separated), for a
+ * framework kept out of [all] and tested in its own environment; by default frameworksInAll().
+ */
+export function demoFrameworks() {
+  const chosen = process.env.MOCA_AGUI_DEMO_FRAMEWORKS;
+  return chosen ? chosen.split(",") : frameworksInAll();
+}
+
 /** The demo's --framework names whose extra is part of moca-agui[all], as installed. */
 export function frameworksInAll() {
   const script = `

@@ -168,5 +168,5 @@ def test_without_the_framework_the_adapter_names_the_install():
             print(exc)
         """
     )
-    assert "pip install -e '.[agent-framework]'" in done.stdout, done.stderr
-    assert "pip install 'moca-agui[agent-framework]' once released" in done.stdout
+    assert "pip install -e '.[agent-framework]' in a clone" in done.stdout, done.stderr
+    assert "once released: pip install 'moca-agui[agent-framework]'" in done.stdout
