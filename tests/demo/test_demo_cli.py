@@ -120,7 +120,8 @@ def _cited_ids(events: list[dict[str, Any]]) -> set[str]:
 def _shown_ids(events: list[dict[str, Any]]) -> set[str]:
     """Ids of the assistant messages with text a client shows: streamed, and in the last
     MESSAGES_SNAPSHOT if there is one (it replaces the client's messages)."""
-    streamed = {e["messageId"] for e in events if e["type"] == "TEXT_MESSAGE_CONTENT"}
+    text = ("TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_CHUNK")
+    streamed = {e.get("messageId") for e in events if e["type"] in text and e.get("delta")}
     snapshots = [e for e in events if e["type"] == "MESSAGES_SNAPSHOT"]
     if not snapshots:
         return streamed
