@@ -16,7 +16,6 @@ nox.options.sessions = [
     "tests-agent-framework",
     "lint",
     "types",
-    "types-agent-framework",
     "js",
 ]
 
@@ -139,6 +138,13 @@ AGENT_FRAMEWORK_DEMO_TEST = (
     "tests/demo/test_demo_cli.py::test_each_frameworks_demo_stream_passes_the_checker"
     "[agent-framework]"
 )
+#: The modules that import Microsoft Agent Framework: `types` ([all]) sees it as Any.
+AGENT_FRAMEWORK_MODULES = (
+    "moca_agui.adapters._agent_framework",
+    "moca_agui.adapters.agent_framework",
+    "moca_agui.adapters.agent_framework_plugin",
+    "moca_agui.demo.frameworks.agent_framework",
+)
 
 
 @nox.session(python=PYTHON, name="tests-agent-framework")
@@ -146,9 +152,14 @@ AGENT_FRAMEWORK_DEMO_TEST = (
     "pins", list(AGENT_FRAMEWORK_VERSIONS.values()), ids=list(AGENT_FRAMEWORK_VERSIONS)
 )
 def tests_agent_framework(session: nox.Session, pins: tuple[str, ...]) -> None:
-    """The Agent Framework adapter and its demo, in the environment its users have; the
-    demo's stream also through the real @ag-ui/client (js/'s subscriber test, Node 20)."""
-    session.install("-e", ".[agent-framework,test]", "tenacity>=9.1.4,<9.2", *pins)
+    """The Agent Framework adapter and its demo, in the environment its users have ([all]
+    cannot hold it); the demo's stream through the real @ag-ui/client (js/'s subscriber
+    test, Node 20); mypy --strict on its modules against the framework (see `types`)."""
+    session.install(
+        "--config-settings", "editable_mode=strict", "-e", ".[agent-framework,test]",
+        "tenacity>=9.1.4,<9.2", "mypy", *pins,
+    )  # fmt: skip
+    session.run("mypy", *(arg for module in AGENT_FRAMEWORK_MODULES for arg in ("-m", module)))
     session.run("pytest", "tests/agent_framework", AGENT_FRAMEWORK_DEMO_TEST, *session.posargs)
     session.chdir("js")
     session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
@@ -174,25 +185,6 @@ def types(session: nox.Session) -> None:
     """
     session.install("--config-settings", "editable_mode=strict", "-e", ".[all]", "mypy")
     session.run("mypy", "-p", "moca_agui")
-
-
-#: The modules that import Microsoft Agent Framework, whose extra `[all]` cannot hold.
-AGENT_FRAMEWORK_MODULES = (
-    "moca_agui.adapters._agent_framework",
-    "moca_agui.adapters.agent_framework",
-    "moca_agui.adapters.agent_framework_plugin",
-    "moca_agui.demo.frameworks.agent_framework",
-)
-
-
-@nox.session(python=PYTHON, name="types-agent-framework")
-def types_agent_framework(session: nox.Session) -> None:
-    """mypy --strict on the modules that import Microsoft Agent Framework, in its own venv
-    (in `types` they see the framework as Any)."""
-    session.install(
-        "--config-settings", "editable_mode=strict", "-e", ".[agent-framework,demo]", "mypy"
-    )
-    session.run("mypy", *(arg for module in AGENT_FRAMEWORK_MODULES for arg in ("-m", module)))
 
 
 @nox.session(python=PYTHON)

@@ -39,11 +39,18 @@ class CitingAgentFrameworkAgent(AgentFrameworkAgent):
     async def run(self, input_data: dict[str, Any], **kwargs: Any) -> AsyncGenerator[BaseEvent]:
         """The parent's AG-UI events, plus the run's `moca.citations` events."""
         run = CitationRun(options_of(self))
-        run.reads_tool_call_results = False  # each tool's own result is read instead
-        this_run = copy.copy(self)  # shares config and approval state, not the chat agent
-        reading = citing_copy(self.agent, _ReadingAgent, run.options)
-        cast(_ReadingAgent, reading).moca_agui_results = _ToolResults(run)
-        this_run.agent = reading
+        this_run = self
+        try:
+            reading = citing_copy(self.agent, _ReadingAgent, run.options)
+            cast(_ReadingAgent, reading).moca_agui_results = _ToolResults(run)
+            this_run = copy.copy(self)  # shares config and approval state, not the agent
+            this_run.agent = reading
+            run.reads_tool_call_results = False  # each tool's own result is read instead
+        except Exception:
+            logger.exception(
+                "moca_agui: cannot read the tool results of this chat agent; reading "
+                "TOOL_CALL_RESULT instead (a tool's UI display payload holds no record)"
+            )
         events = super(CitingAgentFrameworkAgent, this_run).run(input_data, **kwargs)
         async for event in cite(tap(events, partial(_follow_snapshot, run)), run=run):
             yield event

@@ -5,6 +5,7 @@ concurrent requests on one endpoint."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import subprocess
 import sys
 import textwrap
@@ -27,7 +28,7 @@ from af_support import (
     scripted,
 )
 from ag_ui.core import BaseEvent, CustomEvent
-from agent_framework import WorkflowBuilder, tool
+from agent_framework import Agent, WorkflowBuilder, tool
 from agent_framework_ag_ui import AgentFrameworkAgent, AgentFrameworkWorkflow
 
 import moca_agui
@@ -86,7 +87,21 @@ async def test_a_users_subclass_keeps_its_own_run_and_gets_citations():
                 yield event
 
     stream = await post(app_for(moca_agui.instrument(Greeting(agent=reader_agent()))), "q")
+    assert_passes_every_check(stream)
     assert types(stream)[-3:] == ["CUSTOM:greeting", "CUSTOM:moca.citations", "RUN_FINISHED"]
+
+
+async def test_a_chat_agent_that_cannot_be_copied_is_cited_from_tool_call_result(caplog):
+    class Singleton(Agent[Any]):
+        def __copy__(self) -> Singleton:
+            raise TypeError("one of a kind")
+
+    model = scripted([[call("moca_get_node", node_id=ref(A))], [say(f"See {ref(A)}.")]])
+    the_agent = Singleton(model, tools=Reader(A).tools, name="singleton")
+    with caplog.at_level(logging.ERROR, logger="moca_agui"):
+        stream = await post(cited(the_agent), "q")
+    assert "reading TOOL_CALL_RESULT instead" in caplog.text
+    assert_one_citation_of_a(stream)
 
 
 def test_the_chat_agent_or_a_workflow_is_refused_with_the_line_to_write():

@@ -78,6 +78,7 @@ async def test_records_are_byte_identical_to_the_readers_json():
 
     model = scripted([[call("moca_search", query="q")], [say(f"See {ref(original)}.")]])
     body = await post_raw(cited(chat_agent(model, search)), "q")
+    assert_passes_every_check(events_of(body))
     [value] = citation_events(events_of(body))
     assert value["citations"] == [{"record": original}]
     sent = json.dumps(original, ensure_ascii=False, separators=(",", ":"))
@@ -225,6 +226,7 @@ async def test_a_failing_model_ends_in_run_error_with_no_citation_after_it():
 
     model = scripted([[call("moca_get_node", node_id=ref(A))], fails])
     stream = await post(cited(chat_agent(model, *Reader(A).tools)), "q")
+    assert_passes_every_check(stream)
     assert "RUN_ERROR" in types(stream)
     assert types(stream)[types(stream).index("RUN_ERROR") :] == ["RUN_ERROR"]
     assert citation_events(stream) == []
