@@ -46,9 +46,14 @@ def _add_demo(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
         "--framework",
         default="ag-ui",
         choices=[
-            "ag-ui", "langgraph", "pydantic-ai", "llama-index", "ag2", "strands",
+            "ag-ui",
+            "langgraph",
+            "pydantic-ai",
+            "llama-index",
+            "ag2",
+            "strands",
             "agent-framework",
-        ],  # fmt: skip
+        ],
         help="the agent framework of the service (default: ag-ui, the bare SDK)",
     )
     demo.add_argument(
