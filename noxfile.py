@@ -169,6 +169,13 @@ def tests_agent_framework(session: nox.Session, pins: tuple[str, ...]) -> None:
     )  # fmt: skip
 
 
+@nox.session(python=PYTHON, name="tests-agno")
+def tests_agno(session: nox.Session) -> None:
+    """Agno's AG-UI interface behind the ASGI middleware (Agno is no extra of moca-agui)."""
+    session.install("-e", ".[test]", "agno[agui]>=3.1,<4")
+    session.run("pytest", "tests/agno", *session.posargs)
+
+
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
     session.install("ruff")
