@@ -48,9 +48,11 @@ class CitationMiddleware:
         ):
             await self.app(scope, receive, send)
             return
-        response = _Response(send, CitationRun(self.options), f"POST {scope.get('path')}")
+        run = CitationRun(self.options)
+        response = _Response(send, run, f"POST {scope.get('path')}")
         try:
-            await self.app(scope, receive, response.send)
+            with run.active():  # the app's numbered Reader tools number into this run
+                await self.app(scope, receive, response.send)
         finally:
             await response.close()
 

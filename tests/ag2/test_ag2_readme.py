@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from functools import partial
 from typing import Any
 
@@ -14,7 +13,7 @@ from moca_agui.demo.frameworks.ag2 import ScriptedConfig
 from moca_agui.demo.frameworks.ag_ui import run_agent
 from moca_agui.demo.reader import DemoReader
 from moca_agui.demo.server import run_input
-from support import ROOT, assert_valid_stream, citation_events
+from support import assert_valid_stream, citation_events, readme_diffs
 
 QUESTION = "Do I need to register my hives?"
 IMPORTS = (
@@ -23,15 +22,7 @@ IMPORTS = (
 )
 
 
-def readme_diffs() -> list[str]:
-    """The 'after' side of each diff in the README's middleware section, AG2's included."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("\n## Any ASGI service: the middleware\n", 1)[1].split("\n## ", 1)[0]
-    diffs = re.findall(r"```diff\n(.*?)```", section, flags=re.DOTALL)
-    return [
-        "".join(line[1:] + "\n" for line in diff.splitlines() if line[:1] in (" ", "+", ""))
-        for diff in diffs
-    ]
+MIDDLEWARE = "Any ASGI service: the middleware"
 
 
 async def answer(app: Any, path: str) -> list[dict[str, Any]]:
@@ -50,7 +41,7 @@ def cites_the_demo_answer(stream: list[dict[str, Any]]) -> None:
 
 
 async def test_the_fastapi_diff_applied_cites() -> None:
-    fastapi, _ = readme_diffs()
+    fastapi = readme_diffs(MIDDLEWARE)[0]
     assert "app.add_middleware(CitationMiddleware)" in fastapi
     reader = DemoReader()
     namespace: dict[str, Any] = {"run_agent": partial(run_agent, reader=reader)}
@@ -59,7 +50,7 @@ async def test_the_fastapi_diff_applied_cites() -> None:
 
 
 async def test_the_ag2_diff_applied_cites() -> None:
-    _, ag2 = readme_diffs()
+    ag2 = readme_diffs(MIDDLEWARE)[1]
     reader = DemoReader()
     namespace: dict[str, Any] = {
         "config": ScriptedConfig(),

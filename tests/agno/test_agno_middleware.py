@@ -31,7 +31,7 @@ from moca_agui.demo.model import KNOWN_QUESTIONS, next_step  # noqa: E402
 from moca_agui.demo.reader import READER_TOOLS, DemoReader  # noqa: E402
 from moca_agui.demo.server import ask, build, run_input, served  # noqa: E402
 from moca_agui.demo.steps import Answer, Step, ToolResult  # noqa: E402
-from support import assert_valid_stream, citation_events, types  # noqa: E402
+from support import assert_valid_stream, citation_events, readme_diffs, types  # noqa: E402
 
 
 @dataclass
@@ -136,6 +136,20 @@ def test_agno_through_the_middleware_cites_as_the_demo_does(question: str) -> No
         return [json.loads(event) async for event in ask(build("ag-ui"), question)]
 
     assert _refs(events) == _refs(asyncio.run(bare_sdk()))  # the same sources and markers
+
+
+def test_the_readme_diff_applied_cites() -> None:
+    agno = readme_diffs("Any ASGI service: the middleware")[2]
+    assert "app.add_middleware(CitationMiddleware)" in agno
+    reader = DemoReader()
+    agent = agno_agent.Agent(name="moca-demo", model=Scripted(), tools=reader_tools(reader))
+    namespace: dict[str, Any] = {"agent": agent, "FastAPI": FastAPI}
+    exec(agno, namespace)
+    events = answer(namespace["app"], KNOWN_QUESTIONS[1])
+    assert_valid_stream(events)
+    assert check_events(events) == []
+    (value,) = citation_events(events)
+    assert [c["marker"] for c in value["citations"]] == ["[1]", "[2]"]
 
 
 def test_without_the_middleware_agno_sends_no_citations() -> None:

@@ -4,23 +4,38 @@ AG-UI run comes out exactly as `cite` makes it; everything else comes out untouc
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import subprocess
 import sys
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
 import pytest
 from ag_ui.core import BaseEvent, TextMessageChunkEvent
+from ag_ui.encoder import EventEncoder
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import StreamingResponse
+from starlette.routing import Route
 
+import moca_agui
 from moca_agui.asgi import CitationMiddleware
 from moca_agui.check import check_events, parse_stream
 from streams import message, run, tool_call
-from support import assert_valid_stream, citation_events, record, ref, types
+from support import (
+    assert_valid_stream,
+    citation_events,
+    cited_as_shown,
+    copied_answer,
+    record,
+    ref,
+    types,
+)
 
 from .apps import chunked, cited_body, encoded, post, service, timeless
 
@@ -269,3 +284,36 @@ async def test_a_cite_that_breaks_its_contract_costs_citations_not_the_stream(
     (error,) = [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert "citations off for POST /" in error.getMessage()
     assert "before it sent back the one it was given" in str(error.exc_info[1])
+
+
+async def test_numbered_reader_tools_the_app_runs_number_into_the_requests_run() -> None:
+    """`moca_agui.numbered` tools called by the app (here inside its event stream) show
+    the model the markers this request's run assigns, and the event uses them."""
+
+    @moca_agui.numbered
+    def moca_search(query: str) -> dict[str, Any]:
+        return {"query": query, "results": [A, B]}
+
+    async def events() -> AsyncIterator[BaseEvent]:
+        shown = moca_search(query="q")  # the text the model reads
+        for event in run(
+            tool_call("c1", "moca_search", shown), message("m1", copied_answer([shown]))
+        ):
+            yield event
+
+    async def endpoint(request: Request) -> StreamingResponse:
+        encoder = EventEncoder()
+        body = (encoder.encode(event) async for event in events())
+        return StreamingResponse(body, media_type="text/event-stream")
+
+    for _ in range(2):  # each request numbers from [1] in its own run
+        app = CitationMiddleware(Starlette(routes=[Route("/", endpoint, methods=["POST"])]))
+        stream = parse_stream((await post(app)).text)
+        (result,) = [e for e in stream if e["type"] == "TOOL_CALL_RESULT"]
+        assert [item["marker"] for item in json.loads(result["content"])["results"]] == [
+            "[1]",
+            "[2]",
+        ]
+        (value,) = citation_events(stream)
+        answer = copied_answer([result["content"]])
+        assert value["citations"] == cited_as_shown(answer, A, B)
