@@ -53,6 +53,7 @@ def _add_demo(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
             "ag2",
             "strands",
             "agent-framework",
+            "adk",
         ],
         help="the agent framework of the service (default: ag-ui, the bare SDK)",
     )

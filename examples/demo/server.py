@@ -60,6 +60,7 @@ FRAMEWORKS: dict[str, tuple[str, str]] = {
     "ag2": ("ag2", "ag2,demo"),
     "strands": ("strands", "strands,demo"),
     "agent-framework": ("agent_framework", "agent-framework,demo"),
+    "adk": ("adk", "adk,demo"),
 }
 _JS = "text/javascript; charset=utf-8"
 #: path -> (file under the demo's package, media type)

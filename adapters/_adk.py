@@ -1,0 +1,192 @@
+"""`CitingADKAgent`: an ag-ui-adk `ADKAgent` whose runs send `moca.citations` events.
+
+ag-ui-adk runs the ADK agent in a background task and translates its ADK events into
+AG-UI events; TOOL_CALL_RESULT carries each tool's result as JSON text, and none at all
+for a long-running tool. So the Reader results are read in ADK itself, by an ADK
+plugin on the run's `Runner` (`_ADKRunPlugin`):
+
+- `after_tool_callback` sees each tool's own return value (a function tool's, or the
+  dumped `CallToolResult` of ADK's MCP toolset), with the id of the call;
+- `on_tool_error_callback` marks a failed call: what an error handler answers for it
+  is no source;
+- `on_event_callback` sees the model's function calls in the order it issued them, and
+  the id of each ADK event of the run: MESSAGES_SNAPSHOT names assistant messages by
+  ADK event id, not by the id their text streamed with, so the run's messages in a
+  snapshot get their own event under the snapshot's id.
+
+`ADKAgent` makes a new `Runner` per run in the background task (`_create_runner`); the
+run reaches it through a context variable that the citing `run` sets around each step
+of its stream, which `asyncio.create_task` copies into the task. Each run has its own
+`ADKRun`; nothing is kept on the agent.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from contextvars import ContextVar
+from typing import Any, TypeVar, cast
+
+from ag_ui.core import BaseEvent, EventType, RunAgentInput
+from ag_ui_adk import ADKAgent  # type: ignore[import-untyped]
+from google.adk.agents.invocation_context import InvocationContext
+from google.adk.events import Event
+from google.adk.plugins.base_plugin import BasePlugin
+from google.adk.runners import Runner
+from google.adk.tools.base_tool import BaseTool
+from google.adk.tools.tool_context import ToolContext
+
+from moca_agui import (
+    CitationOptions,
+    CitationRun,
+    cite,
+    citing_class,
+    citing_copy,
+    options_of,
+    tap,
+)
+
+__all__ = ["ADKRun", "CitingADKAgent", "instrumented"]
+
+logger = logging.getLogger("moca_agui")
+
+T = TypeVar("T")
+
+#: The run whose stream is being read right now, in this context (a task copies it).
+_CURRENT_RUN: ContextVar[ADKRun | None] = ContextVar("moca_agui_adk_run", default=None)
+_PLUGIN_NAME = "moca_agui"
+
+
+class ADKRun(CitationRun):
+    """A `CitationRun` fed by an ADK plugin: tool return values, call order, event ids."""
+
+    def __init__(self, options: CitationOptions) -> None:
+        super().__init__(options)
+        self.reads_tool_call_results = False  # each tool's own return value is captured
+        self._event_ids: set[str] = set()  # the ADK events of this run
+        self._failed: set[str] = set()  # ids of calls that raised
+
+    def saw_event(self, event: Event) -> None:
+        """An ADK event of this run: its id, and the model's calls in the order it made them."""
+        if event.id:
+            self._event_ids.add(event.id)
+        if event.partial:
+            return
+        for call in event.get_function_calls():
+            if call.id and call.name:
+                getattr(self, "call_made", lambda *a: None)(call.id, call.name)
+
+    def tool_failed(self, call_id: str | None) -> None:
+        if call_id:
+            self._failed.add(call_id)
+
+    def tool_returned(self, name: str, call_id: str | None, result: object) -> None:
+        """A tool's own return value: ADK hands a non-dict one to plugins as is in 2.x and
+        as `{"result": value}` in 1.x (and to the model so in both)."""
+        if call_id in self._failed:
+            logger.info("moca_agui: %s failed; what answered for it is no source", name)
+            return
+        if isinstance(result, Mapping) and result.keys() == {"result"}:
+            result = result["result"]
+        self.capture(name, result, tool_call_id=call_id)
+
+    def observe(self, event: BaseEvent) -> None:
+        """Take in this run's assistant messages of a MESSAGES_SNAPSHOT, under its ids."""
+        if event.type != EventType.MESSAGES_SNAPSHOT:
+            return
+        for message in getattr(event, "messages", ()):
+            content = getattr(message, "content", None)
+            if (
+                getattr(message, "role", None) == "assistant"
+                and message.id in self._event_ids
+                and isinstance(content, str)
+                and content.strip()
+                and not self.text_of(message.id)
+            ):
+                self.add_text(message.id, content)
+
+
+class _ADKRunPlugin(BasePlugin):
+    """Feeds one `ADKRun` from the ADK `Runner` of its run; never changes what ADK does."""
+
+    def __init__(self, run: ADKRun) -> None:
+        super().__init__(name=_PLUGIN_NAME)
+        self._run = run
+
+    async def on_event_callback(
+        self, *, invocation_context: InvocationContext, event: Event
+    ) -> None:
+        try:
+            self._run.saw_event(event)
+        except Exception:
+            logger.exception("moca_agui: could not read an ADK event; it flows on unchanged")
+
+    async def on_tool_error_callback(
+        self,
+        *,
+        tool: BaseTool,
+        tool_args: dict[str, Any],
+        tool_context: ToolContext,
+        error: Exception,
+    ) -> None:
+        self._run.tool_failed(tool_context.function_call_id)
+
+    async def after_tool_callback(
+        self,
+        *,
+        tool: BaseTool,
+        tool_args: dict[str, Any],
+        tool_context: ToolContext,
+        result: Any,
+    ) -> None:
+        try:
+            self._run.tool_returned(tool.name, tool_context.function_call_id, result)
+        except Exception:
+            logger.exception("moca_agui: skipped a result of %s", getattr(tool, "name", "?"))
+
+
+class CitingADKAgent(ADKAgent):  # type: ignore[misc]
+    """An `ADKAgent` whose runs send one `moca.citations` event per assistant message."""
+
+    async def run(self, input: RunAgentInput) -> AsyncGenerator[BaseEvent, None]:
+        """The parent's AG-UI events, plus the run's `moca.citations` events."""
+        run = ADKRun(options_of(self))
+        events = cite(tap(super().run(input), run.observe), run=run)
+        try:
+            while True:
+                event = await _step(events, run)
+                if event is None:
+                    return
+                yield event
+        finally:
+            await events.aclose()  # type: ignore[attr-defined]
+
+    def _create_runner(self, adk_agent: Any, user_id: str, app_name: str) -> Runner:
+        runner = cast(Runner, super()._create_runner(adk_agent, user_id, app_name))
+        run = _CURRENT_RUN.get()
+        if run is not None:
+            try:
+                plugins = runner.plugin_manager.plugins
+                # First: a plugin that answers a callback stops the ones after it.
+                plugins.insert(0, _ADKRunPlugin(run))
+            except Exception:
+                logger.exception("moca_agui: citations off for this run; the answer is unchanged")
+        return runner
+
+
+async def _step(events: AsyncIterator[BaseEvent], run: ADKRun) -> BaseEvent | None:
+    """The next event, read with `run` as the current run (None at the end)."""
+    token = _CURRENT_RUN.set(run)
+    try:
+        return await anext(events)
+    except StopAsyncIteration:
+        return None
+    finally:
+        _CURRENT_RUN.reset(token)
+
+
+def instrumented(target: T, options: CitationOptions) -> T:
+    """A citing copy of an `ADKAgent` subclass or instance, with `options`."""
+    if isinstance(target, type):
+        return cast(T, citing_class(target, CitingADKAgent, options))
+    return citing_copy(target, CitingADKAgent, options)
