@@ -1,7 +1,8 @@
 """Recognise what a Reader tool returned: whole records, compact search results, errors.
 
 Knows the reference Reader's result shapes (`moca_search`, `moca_get_node`,
-`moca_structure`), the MCP text-content wrapper around them, and objects that carry a
+`moca_structure`), the MCP text-content wrapper around them, a lone `{"result": ...}`
+wrapper (a tool's non-dict return, as a framework may send it on), and objects that carry a
 record in `metadata["moca_citation"]`. Knows no framework.
 """
 
@@ -100,7 +101,9 @@ def _collect_mapping(value: Mapping[Any, Any], items: list[ReaderItem], depth: i
             _collect(value["result"], items, depth + 1)
     elif isinstance(value.get("content"), list):  # MCP CallToolResult
         _collect(value["content"], items, depth + 1)
-    elif value.keys() <= {"marker", "result"} and "result" in value:
+    elif value.keys() == {"result"}:  # a tool's non-dict return, wrapped
+        _collect(value["result"], items, depth + 1)
+    elif _is_numbered(value):
         logger.debug("moca_agui: a numbered result: captured when it was numbered")
     elif _is_compact(value):
         items.append(CompactResult(value["ref"], dict(value)))
@@ -115,6 +118,8 @@ def _collect_entry(entry: object, items: list[ReaderItem], depth: int) -> None:
         and isinstance(entry.get("text"), str)
     ):  # MCP text content
         _collect(entry["text"], items, depth + 1)
+    elif isinstance(entry, Mapping) and _is_numbered(entry):  # one a numbered view lists
+        logger.debug("moca_agui: a numbered result: captured when it was numbered")
     elif isinstance(entry, Mapping):
         _collect_mapping(entry, items, depth + 1)
     elif not isinstance(entry, str | int | float | bool | type(None)):
@@ -147,6 +152,12 @@ def _collect_citation(value: object, items: list[ReaderItem], depth: int) -> Non
         value = parse_json(value)
     if looks_like_record(value):
         items.append(dict(value))  # type: ignore[call-overload]
+
+
+def _is_numbered(value: Mapping[Any, Any]) -> bool:
+    """An entry of what a numbered Reader tool shows the model: `{"marker", "result"}`, or
+    `{"result"}` alone for an entry that names no node."""
+    return value.keys() <= {"marker", "result"} and "result" in value
 
 
 def _is_compact(value: Mapping[Any, Any]) -> bool:

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -162,13 +163,15 @@ def endpoint(agent: ADKAgent) -> FastAPI:
 def run_input(
     question: str,
     *,
-    thread_id: str = "thread-1",
+    thread_id: str | None = None,
     run_id: str = "run-1",
     history: Sequence[Any] = (),
 ) -> dict[str, Any]:
+    """One user message after `history`, on a new thread unless `thread_id` is given (the
+    default session service is shared by every `ADKAgent` of the process)."""
     messages = [*history, {"id": f"user-{run_id}", "role": "user", "content": question}]
     return {
-        "threadId": thread_id,
+        "threadId": thread_id or f"thread-{uuid.uuid4().hex}",
         "runId": run_id,
         "state": {},
         "messages": messages,
@@ -203,7 +206,7 @@ def _data(chunk: str) -> str:
 async def run_both(agent: ADKAgent, question: str, **options: Any) -> list[dict[str, Any]]:
     """The instrumented stream, after checking it against the plain one: the agent's own
     events are unchanged and in order."""
-    plain = await post(endpoint(agent), question, thread_id="thread-plain")
+    plain = await post(endpoint(agent), question)
     stream = await post(endpoint(moca_agui.instrument(agent, **options)), question)
     assert shape(without_citations(stream)) == shape(plain)
     return stream

@@ -59,6 +59,8 @@ class McpResult:
         (McpResult([McpText(json.dumps(A))]), [A]),
         (McpResult([McpText(json.dumps({"error": "x"}))], is_error=True), []),
         (json.dumps(A).encode(), [A]),
+        ({"result": json.dumps({"query": "q", "results": [A]})}, [A]),
+        ({"result": [B, "not a record"]}, [B]),
         ({"unrelated": 1}, []),
         (42, []),
     ],
@@ -66,7 +68,7 @@ class McpResult:
         "record", "list", "json-list", "search-full", "search-compact", "structure-nodes",
         "structure-concepts", "structure-single", "mcp-text", "mcp-result", "mcp-error",
         "get-node-error", "retriever-nodes", "retriever-node", "mcp-objects", "mcp-object-error",
-        "bytes", "unrelated", "number",
+        "bytes", "wrapped-json", "wrapped-list", "unrelated", "number",
     ],
 )  # fmt: skip
 def test_reader_shapes(result, expected):
