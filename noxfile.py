@@ -6,6 +6,8 @@ every session.
 
 from __future__ import annotations
 
+import tomllib
+
 import nox
 
 nox.options.default_venv_backend = "venv"
@@ -174,6 +176,33 @@ def tests_agno(session: nox.Session) -> None:
     """Agno's AG-UI interface behind the ASGI middleware (Agno is no extra of moca-agui)."""
     session.install("-e", ".[test]", "agno[agui]>=3.1,<4")
     session.run("pytest", "tests/agno", *session.posargs)
+
+
+#: The oldest ag-ui-adk on ag-ui-protocol 1.x (0.8.0) on the oldest google-adk it takes,
+#: and the newest of both. google-adk 1.x pins mcp < 2, which the demo extra (mcp >= 2)
+#: cannot share a venv with: that set gets the test tools without the demo.
+ADK_VERSIONS = {
+    "0.8.0-google-adk-1.28.1": ("ag-ui-adk==0.8.0", "google-adk==1.28.1"),
+    "newest": ("ag-ui-adk>=0.8", "google-adk>=1.28.1"),
+}
+
+
+@nox.session(python=PYTHON, name="tests-adk")
+@nox.parametrize("pins", list(ADK_VERSIONS.values()), ids=list(ADK_VERSIONS))
+def tests_adk(session: nox.Session, pins: tuple[str, ...]) -> None:
+    """The Google ADK adapter on each pinned set of ADK_VERSIONS."""
+    if any(pin.startswith("google-adk==1.") for pin in pins):
+        session.install("-e", ".[adk]", *pins, *_test_tools())
+    else:
+        session.install("-e", ".[adk,test]", *pins)
+    session.run("pytest", "tests/adk", *session.posargs)
+
+
+def _test_tools() -> list[str]:
+    """The `test` extra without the extras it names (the demo's)."""
+    with open("pyproject.toml", "rb") as file:
+        test = tomllib.load(file)["project"]["optional-dependencies"]["test"]
+    return [requirement for requirement in test if not requirement.startswith("moca-agui[")]
 
 
 @nox.session(python=PYTHON)

@@ -11,15 +11,19 @@ import sys
 from collections.abc import AsyncIterator
 
 import pytest
-from adk_support import Call, adk_agent, answer_ids, kinds, llm_agent, run_both
+from adk_support import Call, adk_agent, answer_ids, endpoint, kinds, llm_agent, post
 from google.adk.tools.mcp_tool.mcp_session_manager import StdioConnectionParams
 from google.adk.tools.mcp_tool.mcp_toolset import McpToolset
 from mcp import StdioServerParameters
 
+import moca_agui
 from moca_agui.demo.reader import DemoReader
 from support import citation_events
 
 pytestmark = pytest.mark.filterwarnings("ignore:\\[EXPERIMENTAL\\]:UserWarning")
+pytest.importorskip(
+    "mcp.server.mcpserver", reason="the demo Reader's MCP server needs mcp 2 (ADK 1.x has mcp 1)"
+)
 
 TOOL_CALL = ["TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_RESULT"]
 HANDBOOK = "https://example.org/moca/fernhollow-apiary@3.0.0#"
@@ -42,7 +46,7 @@ async def test_records_from_an_mcp_reader_are_cited_exactly_as_it_sent_them(read
         [Call("moca_get_node", {"node_id": MISSING}, "c2")],  # an MCP error: no source
         [f"Register [1]; see also {HANDBOOK}hive-placement.md, not {MISSING}."],
     ]
-    stream = await run_both(adk_agent(llm_agent(script, reader)), "q")
+    stream = await post(endpoint(moca_agui.instrument(adk_agent(llm_agent(script, reader)))), "q")
     assert kinds(stream) == [
         "RUN_STARTED",
         *TOOL_CALL,

@@ -27,6 +27,7 @@ from adk_support import (
     run_both,
 )
 from ag_ui_adk import ADKAgent
+from google.adk import __version__ as adk_version
 from google.adk.apps import App, ResumabilityConfig
 from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.tools.long_running_tool import LongRunningFunctionTool
@@ -40,6 +41,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:\\[EXPERIMENTAL\\]:UserWarning")
 TOOL_CALL = ["TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_RESULT"]
 MESSAGE = ["TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END"]
 INVENTED = "https://example.com/moca/test-kb@1.0.0#never-read.md"
+ADK_MAJOR = int(adk_version.split(".")[0])
 
 
 def cited(stream: list[dict[str, Any]]) -> list[list[tuple[str | None, str]]]:
@@ -202,6 +204,10 @@ async def test_a_long_running_reader_tool_is_cited_though_no_tool_call_result_ca
     app = App(name="tests", root_agent=root, resumability_config=resumable)
     stream = await run_both(ADKAgent.from_app(app, user_id="user-1"), "q")
     assert "TOOL_CALL_RESULT" not in kinds(stream)
+    if ADK_MAJOR < 2:  # ADK 1.x pauses the invocation at the call: no answer in this run
+        assert "TEXT_MESSAGE_START" not in kinds(stream)
+        assert citation_events(stream) == []
+        return
     assert kinds(stream)[-2:] == ["CUSTOM:moca.citations", "RUN_FINISHED"]
     [value] = citation_events(stream)
     assert value["citations"] == [{"marker": "[1]", "record": A}]
