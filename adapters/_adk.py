@@ -15,16 +15,15 @@ plugin on the run's `Runner` (`_ADKRunPlugin`):
   snapshot get their own event under the snapshot's id.
 
 `ADKAgent` makes a new `Runner` per run in the background task (`_create_runner`); the
-run reaches it through a context variable that the citing `run` sets around each step
-of its stream, which `asyncio.create_task` copies into the task. Each run has its own
-`ADKRun`; nothing is kept on the agent.
+run reaches it as the active run (`CitationRun.current()`), which `cite` sets while the
+stream makes each event and `asyncio.create_task` copies into the task. Each run has
+its own `ADKRun`; nothing is kept on the agent.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
-from contextvars import ContextVar
+from collections.abc import AsyncIterator, Mapping
 from typing import Any, TypeVar, cast
 
 from ag_ui.core import BaseEvent, EventType, RunAgentInput
@@ -52,8 +51,6 @@ logger = logging.getLogger("moca_agui")
 
 T = TypeVar("T")
 
-#: The run whose stream is being read right now, in this context (a task copies it).
-_CURRENT_RUN: ContextVar[ADKRun | None] = ContextVar("moca_agui_adk_run", default=None)
 _PLUGIN_NAME = "moca_agui"
 
 
@@ -74,7 +71,7 @@ class ADKRun(CitationRun):
             return
         for call in event.get_function_calls():
             if call.id and call.name:
-                getattr(self, "call_made", lambda *a: None)(call.id, call.name)
+                self.call_made(call.id, call.name)
 
     def tool_failed(self, call_id: str | None) -> None:
         if call_id:
@@ -148,23 +145,15 @@ class _ADKRunPlugin(BasePlugin):
 class CitingADKAgent(ADKAgent):  # type: ignore[misc]
     """An `ADKAgent` whose runs send one `moca.citations` event per assistant message."""
 
-    async def run(self, input: RunAgentInput) -> AsyncGenerator[BaseEvent, None]:
+    def run(self, input: RunAgentInput) -> AsyncIterator[BaseEvent]:
         """The parent's AG-UI events, plus the run's `moca.citations` events."""
         run = ADKRun(options_of(self))
-        events = cite(tap(super().run(input), run.observe), run=run)
-        try:
-            while True:
-                event = await _step(events, run)
-                if event is None:
-                    return
-                yield event
-        finally:
-            await events.aclose()  # type: ignore[attr-defined]
+        return cite(tap(super().run(input), run.observe), run=run)
 
     def _create_runner(self, adk_agent: Any, user_id: str, app_name: str) -> Runner:
         runner = cast(Runner, super()._create_runner(adk_agent, user_id, app_name))
-        run = _CURRENT_RUN.get()
-        if run is not None:
+        run = CitationRun.current()
+        if isinstance(run, ADKRun):
             try:
                 plugins = runner.plugin_manager.plugins
                 # First: a plugin that answers a callback stops the ones after it.
@@ -172,17 +161,6 @@ class CitingADKAgent(ADKAgent):  # type: ignore[misc]
             except Exception:
                 logger.exception("moca_agui: citations off for this run; the answer is unchanged")
         return runner
-
-
-async def _step(events: AsyncIterator[BaseEvent], run: ADKRun) -> BaseEvent | None:
-    """The next event, read with `run` as the current run (None at the end)."""
-    token = _CURRENT_RUN.set(run)
-    try:
-        return await anext(events)
-    except StopAsyncIteration:
-        return None
-    finally:
-        _CURRENT_RUN.reset(token)
 
 
 def instrumented(target: T, options: CitationOptions) -> T:

@@ -21,9 +21,6 @@ from moca_agui.demo.reader import DemoReader
 from support import citation_events
 
 pytestmark = pytest.mark.filterwarnings("ignore:\\[EXPERIMENTAL\\]:UserWarning")
-pytest.importorskip(
-    "mcp.server.mcpserver", reason="the demo Reader's MCP server needs mcp 2 (ADK 1.x has mcp 1)"
-)
 
 TOOL_CALL = ["TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_RESULT"]
 HANDBOOK = "https://example.org/moca/fernhollow-apiary@3.0.0#"

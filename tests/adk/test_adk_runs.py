@@ -33,7 +33,6 @@ from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.tools.long_running_tool import LongRunningFunctionTool
 
 import moca_agui
-from moca_agui.adapters._adk import _CURRENT_RUN
 from support import citation_events, ref
 
 pytestmark = pytest.mark.filterwarnings("ignore:\\[EXPERIMENTAL\\]:UserWarning")
@@ -102,12 +101,6 @@ async def test_a_record_from_a_tool_that_is_not_a_reader_is_data_not_a_source():
     assert cited(stream) == [[("[1]", ref(A))]]
 
 
-@pytest.mark.xfail(
-    not hasattr(moca_agui.CitationRun, "call_made"),
-    reason="needs issue 10's ledger (CitationRun.call_made): entries are numbered in the "
-    "order results arrive until it lands",
-    strict=True,
-)
 async def test_two_reader_calls_in_one_response_are_numbered_in_the_order_the_model_made_them():
     async def moca_get_node(node_id: str) -> dict[str, Any]:
         """One node's citation record, by versioned ref (this one answers slowly)."""
@@ -311,4 +304,4 @@ async def test_concurrent_runs_of_one_agent_each_cite_only_their_own_reads():
     for question, stream in zip(questions, streams, strict=True):
         node = ref(nodes[question])
         assert cited(stream) == [[("[1]", node)]], question
-    assert _CURRENT_RUN.get() is None  # nothing of a run is left in the caller's context
+    assert moca_agui.CitationRun.current() is None  # no run is left active in this context
