@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import copy
 import logging
-from collections.abc import AsyncGenerator, AsyncIterable, Awaitable
+from collections.abc import AsyncGenerator, AsyncIterable, Awaitable, Iterable
 from functools import partial
 from typing import Any, TypeVar, cast
 
@@ -119,9 +119,13 @@ class _ToolResults:
         """Capture the tool results in one update; never raises (the update flows on)."""
         try:
             for content in getattr(update, "contents", None) or ():
-                if content.type == "function_call" and content.call_id and content.name:
+                if not content.call_id:
+                    continue
+                if content.type == "function_call" and content.name:
                     self._names.setdefault(content.call_id, content.name)
-                elif content.type == "function_result" and content.call_id:
+                elif content.type == "mcp_server_tool_call" and content.tool_name:
+                    self._names.setdefault(content.call_id, content.tool_name)
+                elif content.type in ("function_result", "mcp_server_tool_result"):
                     self._result(content)
         except Exception:
             logger.exception("moca_agui: could not read an update; it flows on unchanged")
@@ -131,14 +135,23 @@ class _ToolResults:
         name = self._names.get(call_id)
         if name is None:
             logger.debug("moca_agui: result of unknown tool call %s ignored", call_id)
-        elif content.exception is not None:  # an error (the model may retry): no source
-            logger.info("moca_agui: tool %s failed; nothing to capture", name)
-        else:
-            self._run.capture(name, _parts(content), tool_call_id=call_id)
+            return
+        if content.type == "function_result":
+            if content.exception is not None:  # an error (the model may retry): no source
+                logger.info("moca_agui: tool %s failed; nothing to capture", name)
+                return
+            result: object = _text_parts(content.items or ())
+        else:  # a provider-hosted MCP tool: its output, Content items or a value
+            output = content.output
+            result = _text_parts(output) if isinstance(output, list) else output
+        self._run.capture(name, result, tool_call_id=call_id)
 
 
-def _parts(content: Content) -> list[dict[str, Any]]:
-    """A function result's text items (a function's JSON, an MCP tool's text content) as
+def _text_parts(items: Iterable[Any]) -> list[dict[str, Any]]:
+    """The text items of a tool result (a function's JSON, an MCP tool's text content) as
     the MCP-style text parts Reader results are read from."""
-    items = content.items or ()
-    return [{"type": "text", "text": item.text} for item in items if item.type == "text"]
+    return [
+        {"type": "text", "text": item.text}
+        for item in items
+        if isinstance(item, Content) and item.type == "text"
+    ]

@@ -1,9 +1,11 @@
-"""A Reader reached the way the reference Reader is deployed: an MCP server over stdio.
+"""A Reader reached the way the reference Reader is deployed: an MCP server.
 
 The server is the demo Reader (`python -m moca_agui.demo.reader`), a real subprocess
-speaking MCP; the agent reaches it through Agent Framework's own `MCPStdioTool`, and the
-endpoint serves the run over HTTP. The MCP tool's TOOL_CALL_RESULT is the framework's
-host payload (the whole MCP result); records are read from the tool's own result.
+speaking MCP over stdio; the agent reaches it through Agent Framework's own
+`MCPStdioTool`, and the endpoint serves the run over HTTP. The MCP tool's
+TOOL_CALL_RESULT is the framework's host payload (the whole MCP result); records are read
+from the tool's own result. A provider-hosted MCP tool (the model service calls the
+server itself) is played by the chat client: its call and output contents.
 """
 
 from __future__ import annotations
@@ -26,12 +28,13 @@ from af_support import (
     scripted,
     snapshot_answers,
 )
-from agent_framework import MCPStdioTool
+from agent_framework import Content, MCPStdioTool
 
 from moca_agui.demo.reader import DemoReader
 from support import citation_events, types
 
 MISSING = "https://example.org/moca/fernhollow-apiary@3.0.0#no-such-node.md"
+HANDBOOK_REF = "https://example.org/moca/fernhollow-apiary@3.0.0#hive-registration.md"
 
 
 def _speaks_installed_mcp() -> bool:
@@ -40,7 +43,7 @@ def _speaks_installed_mcp() -> bool:
     return not any("<2" in r for r in wanted) or version("mcp").startswith("1.")
 
 
-pytestmark = pytest.mark.skipif(
+needs_mcp_2_client = pytest.mark.skipif(
     not _speaks_installed_mcp(),
     reason="this agent-framework-core's MCP client speaks MCP 1.x, the demo Reader MCP 2",
 )
@@ -55,6 +58,7 @@ async def reader() -> AsyncIterator[MCPStdioTool]:
         yield tool
 
 
+@needs_mcp_2_client
 async def test_records_from_an_mcp_reader_are_cited_exactly_as_it_sent_them(reader):
     search = {"query": "register hives", "limit": 3, "detail": "full"}
     model = scripted(
@@ -93,3 +97,33 @@ async def test_records_from_an_mcp_reader_are_cited_exactly_as_it_sent_them(read
     for citation in value["citations"]:  # as the Reader wrote it, key for key
         sent = json.dumps(citation["record"], ensure_ascii=False, separators=(",", ":"))
         assert sent in body
+
+
+async def test_a_provider_hosted_mcp_readers_results_are_cited():
+    """A model service that calls a remote MCP Reader itself (a hosted MCP tool) streams
+    the call and its output in one response; no local tool runs."""
+    record = DemoReader().moca_get_node(HANDBOOK_REF)
+    reader_text = json.dumps(record, indent=2, ensure_ascii=False)
+    model = scripted(
+        [
+            [
+                Content.from_mcp_server_tool_call(
+                    "m1", "moca_get_node", server_name="moca", arguments={"node_id": HANDBOOK_REF}
+                ),
+                Content.from_mcp_server_tool_result("m1", output=[Content.from_text(reader_text)]),
+                Content.from_mcp_server_tool_call(
+                    "m2", "moca_get_node", server_name="moca", arguments={"node_id": MISSING}
+                ),
+                Content.from_mcp_server_tool_result(
+                    "m2", output=[Content.from_text(json.dumps({"error": f"no node {MISSING}"}))]
+                ),
+                say(f"Register first [1]; not {MISSING}."),
+            ]
+        ]
+    )
+    stream = events_of(await post_raw(cited(chat_agent(model)), "q"))
+    assert_passes_every_check(stream)
+    assert types(stream)[-2:] == ["CUSTOM:moca.citations", "RUN_FINISHED"]
+    [value] = citation_events(stream)
+    assert value["messageId"] == answer_ids(stream)[0]
+    assert value["citations"] == [{"marker": "[1]", "record": record}]
