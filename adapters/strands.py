@@ -6,7 +6,8 @@
 The instrumented agent is a copy of your `StrandsAgent`, of its own class with
 `CitingStrandsAgent` mixed in. Reader results are read from each tool's own result
 (an `@tool` function's or an MCP client tool's content), as the model is sent it;
-a failed call gives no source.
+a failed call gives no source. `moca_agui.numbered(tools)` turns Strands tools
+(`@tool` functions, `MCPClient` tools) into `NumberedTool`s.
 """
 
 from __future__ import annotations
@@ -23,5 +24,6 @@ except ImportError as exc:
     ) from exc
 
 from ._strands import CitingStrandsAgent, citing
+from ._strands_numbered import NumberedTool
 
-__all__ = ["CitingStrandsAgent", "citing"]
+__all__ = ["CitingStrandsAgent", "NumberedTool", "citing"]

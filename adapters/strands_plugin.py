@@ -11,7 +11,7 @@ import sys
 from moca_agui import CitationOptions, hookimpl
 from moca_agui._install import pip_install
 
-__all__ = ["moca_install_hint", "moca_instrument"]
+__all__ = ["moca_install_hint", "moca_instrument", "moca_numbered"]
 
 _ONE_LINE = 'agent = moca_agui.instrument(StrandsAgent(agent=strands_agent, name="..."))'
 
@@ -34,6 +34,16 @@ def moca_instrument(target: object, options: CitationOptions) -> object | None:
             "moca_agui instruments the AG-UI agent that serves a Strands Agent, not the "
             f"Agent: {_ONE_LINE}"
         )
+    return None
+
+
+@hookimpl
+def moca_numbered(target: object) -> object | None:
+    tool = getattr(sys.modules.get("strands.types.tools"), "AgentTool", None)
+    if tool is not None and isinstance(target, tool):
+        from ._strands_numbered import NumberedTool
+
+        return NumberedTool(target)
     return None
 
 

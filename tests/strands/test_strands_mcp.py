@@ -15,8 +15,18 @@ from typing import Any
 import pytest
 from mcp import StdioServerParameters, stdio_client
 from strands.tools.mcp import MCPClient
-from strands_support import Call, ScriptedModel, kinds, run_both, strands_agent
+from strands_support import (
+    Call,
+    CopyingModel,
+    ScriptedModel,
+    app_for,
+    kinds,
+    post,
+    run_both,
+    strands_agent,
+)
 
+import moca_agui
 from support import citation_events
 
 HANDBOOK = "https://example.org/moca/fernhollow-apiary@3.0.0#"
@@ -93,3 +103,18 @@ async def test_a_compact_mcp_result_is_resolved_through_the_lookup(
     [citation] = value["citations"]
     assert citation["marker"] == "[1]"
     assert citation["record"]["node"]["ref"] == HANDBOOK + "hive-registration.md"
+
+
+async def test_numbered_mcp_tools_show_the_numbers_the_model_cites(mcp_tools: list[Any]) -> None:
+    search = {"query": "register hives", "limit": 2, "detail": "full"}
+    model = CopyingModel([Call("moca_search", search, "c1")])
+    tools = moca_agui.numbered(mcp_tools)  # the one line
+    app = app_for(moca_agui.instrument(strands_agent(model, tools)))
+    stream = await post(app, "q", check=False)  # numbered results are beyond the spec
+    [content] = [e["content"] for e in stream if e["type"] == "TOOL_CALL_RESULT"]
+    shown = json.loads(content)["results"]
+    assert [item["marker"] for item in shown] == ["[1]", "[2]"]
+    [value] = citation_events(stream)
+    assert value["citations"] == [
+        {"marker": item["marker"], "record": item["result"]} for item in shown
+    ]

@@ -1,0 +1,64 @@
+"""Numbered Strands tools: the model reads each source beside its marker.
+
+`NumberedTool(tool)` is `tool` (an `@tool` function, an `MCPClient` tool, any
+`AgentTool`) under the same name and spec, whose successful result the model is sent as
+one text block: what `moca_agui.numbered_result` makes of the result's content. It
+numbers into the run the instrumented `StrandsAgent` put in the call's
+`invocation_state`, or else into the active run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncGenerator
+from typing import Any
+
+from strands.types._events import ToolResultEvent
+from strands.types.tools import AgentTool, ToolResult, ToolSpec, ToolUse
+
+from moca_agui import CitationRun, numbered_result
+
+from ._strands import RUN_KEY, content_parts
+
+__all__ = ["NumberedTool"]
+
+
+class NumberedTool(AgentTool):  # type: ignore[misc]
+    """A Strands tool whose Reader results show the model each source's run-wide marker."""
+
+    def __init__(self, tool: AgentTool) -> None:
+        super().__init__()
+        self.tool = tool
+
+    @property
+    def tool_name(self) -> str:
+        return self.tool.tool_name
+
+    @property
+    def tool_spec(self) -> ToolSpec:
+        return self.tool.tool_spec
+
+    @property
+    def tool_type(self) -> str:
+        return self.tool.tool_type
+
+    async def stream(
+        self, tool_use: ToolUse, invocation_state: dict[str, Any], **kwargs: Any
+    ) -> AsyncGenerator[Any, None]:
+        async for event in self.tool.stream(tool_use, invocation_state, **kwargs):
+            if isinstance(event, ToolResultEvent) and not getattr(event, "backgrounded", False):
+                shown = self._numbered(event.tool_result, invocation_state)
+                if shown is not event.tool_result:
+                    event = ToolResultEvent(shown, exception=event.exception)
+            yield event
+
+    def _numbered(self, result: ToolResult, invocation_state: dict[str, Any]) -> ToolResult:
+        if result.get("status") != "success":
+            return result
+        parts = content_parts(result.get("content"))
+        run = invocation_state.get(RUN_KEY)
+        with run.active() if isinstance(run, CitationRun) else contextlib.nullcontext():
+            shown = numbered_result(self.tool_name, parts)
+        if shown is parts:  # not a Reader's, no source in it, or outside a run
+            return result
+        return {**result, "content": [{"text": str(shown)}]}
