@@ -1,0 +1,32 @@
+"""The README's Microsoft Agent Framework diff, applied and run: the code a user ends up
+with serves an endpoint that cites."""
+
+from __future__ import annotations
+
+import pytest
+from af_support import A, Reader, answer_ids, assert_passes_every_check, call, post, say, scripted
+from fastapi import FastAPI
+
+from moca_agui.demo.frameworks.agent_framework import endpoint_options
+from support import citation_events, readme_diffs, ref
+
+
+async def test_the_readme_diff_applied_gives_an_endpoint_that_cites():
+    [code] = readme_diffs("Microsoft Agent Framework")
+    assert "agent = moca_agui.instrument(AgentFrameworkAgent(agent=chat_agent))" in code
+    if "single_user" in code and not endpoint_options():
+        pytest.skip("this agent-framework-ag-ui takes no single_user argument")
+    reader = Reader(A)
+    model = scripted([[call("moca_get_node", node_id=ref(A))], [say(f"See {ref(A)}.")]])
+    namespace = {
+        "app": FastAPI(),
+        "client": model,
+        "moca_search": reader.tools[0],
+        "moca_get_node": reader.tools[1],
+    }
+    exec(code, namespace)
+    stream = await post(namespace["app"], "q")
+    assert_passes_every_check(stream)
+    [value] = citation_events(stream)
+    assert value["messageId"] == answer_ids(stream)[0]
+    assert value["citations"] == [{"record": A}]
