@@ -305,3 +305,16 @@ async def test_concurrent_runs_of_one_agent_each_cite_only_their_own_reads():
         node = ref(nodes[question])
         assert cited(stream) == [[("[1]", node)]], question
     assert moca_agui.CitationRun.current() is None  # no run is left active in this context
+
+
+async def test_a_malformed_reader_result_is_skipped_and_the_answer_flows_on(caplog):
+    def moca_search(query: str) -> str:
+        """Search the loaded packages (this Reader answers broken JSON)."""
+        return '{"query": "q", "results": [' + json.dumps(A)
+
+    script = [[Call("moca_search", {"query": "q"}, "c1")], [f"See {ref(A)} [1]."]]
+    with caplog.at_level("WARNING", logger="moca_agui"):
+        stream = await run_both(adk_agent(llm_agent(script, moca_search)), "q")
+    assert cited(stream) == [[]]
+    assert "skipped a result of moca_search" in caplog.text
+    assert "Traceback" not in caplog.text
