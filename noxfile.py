@@ -16,12 +16,15 @@ nox.options.sessions = [
     "tests",
     "tests-ag-ui-0.1",
     "tests-agent-framework",
+    "tests-langgraph-mcp",
     "lint",
     "types",
     "js",
 ]
 
 PYTHON = "3.11"
+#: LlamaIndex's MCP client, for the tests whose LlamaIndex agent reaches a Reader over MCP.
+LLAMA_INDEX_MCP = "llama-index-tools-mcp>=0.6"
 
 
 @nox.session(python=PYTHON)
@@ -29,10 +32,13 @@ def tests(session: nox.Session) -> None:
     """The whole suite, every extra of `[all]` installed, on ag-ui-protocol 1.x.
 
     The Agent Framework adapter's tests need its extra, which `[all]` cannot hold: they
-    run in `tests-agent-framework`.
+    run in `tests-agent-framework`; those of langchain-mcp-adapters need mcp 1.x, which
+    `[all]` does not take: `tests-langgraph-mcp`.
     """
-    session.install("-e", ".[all,test]")
-    session.run("pytest", "--ignore=tests/agent_framework", *session.posargs)
+    session.install("-e", ".[all,test]", LLAMA_INDEX_MCP)
+    session.run(
+        "pytest", "--ignore=tests/agent_framework", "--ignore=tests/langgraph_mcp", *session.posargs
+    )
 
 
 @nox.session(python=PYTHON, name="tests-ag-ui-0.1")
@@ -54,6 +60,7 @@ def llama_index_05(session: nox.Session) -> None:
         ".[llama-index,test]",
         "llama-index-protocols-ag-ui>=0.5,<0.6",
         "ag-ui-protocol>=0.1.15,<0.2",
+        LLAMA_INDEX_MCP,
     )
     session.run("pytest", "tests/llama_index", *session.posargs)
 
@@ -62,7 +69,11 @@ def llama_index_05(session: nox.Session) -> None:
 def llama_index_06(session: nox.Session) -> None:
     """The LlamaIndex adapter on llama-index-protocols-ag-ui 0.6 and ag-ui-protocol 1.x."""
     session.install(
-        "-e", ".[llama-index,test]", "llama-index-protocols-ag-ui>=0.6,<0.7", "ag-ui-protocol>=1,<2"
+        "-e",
+        ".[llama-index,test]",
+        "llama-index-protocols-ag-ui>=0.6,<0.7",
+        "ag-ui-protocol>=1,<2",
+        LLAMA_INDEX_MCP,
     )
     session.run("pytest", "tests/llama_index", *session.posargs)
 
@@ -204,6 +215,24 @@ def _test_tools() -> list[str]:
     with open("pyproject.toml", "rb") as file:
         test = tomllib.load(file)["project"]["optional-dependencies"]["test"]
     return [requirement for requirement in test if not requirement.startswith("moca-agui[")]
+
+
+@nox.session(python=PYTHON, name="tests-langgraph-mcp")
+def tests_langgraph_mcp(session: nox.Session) -> None:
+    """LangGraph on the real langchain-mcp-adapters, which needs mcp 1.x, against the demo
+    Reader (on mcp 1.x too) and the reference Reader's replayed answers, over MCP stdio.
+
+    Lean: the LangGraph and demo extras, langchain-mcp-adapters and pytest; one directory.
+    """
+    session.install(
+        "-e",
+        ".[langgraph,demo]",
+        "langchain-mcp-adapters>=0.3",
+        "mcp<2",
+        "pytest>=8",
+        "pytest-asyncio>=0.24",
+    )
+    session.run("pytest", "tests/langgraph_mcp", *session.posargs)
 
 
 @nox.session(python=PYTHON)

@@ -10,6 +10,7 @@ from ._citations import EVENT_NAME, EVENT_VERSION, Citation
 from ._extract import CompactResult
 from ._instrument import instrument, uninstrument
 from ._ledger import Entry
+from ._lookup import reader_lookup
 from ._numbered import numbered, numbered_result
 from ._options import DEFAULT_READER_TOOLS, CitationOptions
 from ._records import InvalidRecord, as_record
@@ -43,6 +44,7 @@ __all__ = [
     "numbered",
     "numbered_result",
     "options_of",
+    "reader_lookup",
     "tap",
     "uninstrument",
 ]

@@ -49,7 +49,8 @@ def moca_install_hint() -> str | None:
 
     Called only when `moca_agui.instrument(target)` finds no adapter for `target`: the
     TypeError it raises lists every plugin's line, so core names no framework, e.g.
-    "a LangGraph LangGraphAgent: pip install 'moca-agui[langgraph]'".
+    "a LangGraph LangGraphAgent: pip install -e '.[langgraph]' in a clone of moca-agui
+    (once released: pip install 'moca-agui[langgraph]')".
 
     Not firstresult: every non-None answer is listed.
     """

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import re
 
-from pai_support import A, Call, Reader, agent, answer_ids, post, scripted
+from pai_support import A, Call, Reader, agent, answer_ids, dispatch_app, post, scripted
+from readme_code import run_block
 
+from moca_agui.demo.reader import DemoReader
 from support import ROOT, assert_valid_stream, citation_events, ref
 
 
@@ -34,3 +36,25 @@ async def test_the_readme_diff_applied_gives_an_endpoint_that_cites():
     [value] = citation_events(stream)
     assert value["messageId"] == answer_ids(stream)[0]
     assert value["citations"] == [{"record": A}]
+
+
+async def test_the_readme_reader_block_cites_compact_results_through_the_toolset():
+    """ "Connecting a real Reader" for Pydantic AI, run as written against the demo Reader
+    over MCP stdio: compact search results become records through `reader_lookup`."""
+    handbook = "https://example.org/moca/fernhollow-apiary@3.0.0#"
+    model = scripted(
+        [
+            [Call("moca_search", {"query": "register hives", "limit": 2})],
+            ["Register every apiary [1]; mind the footpaths [2]."],
+        ]
+    )
+    names = await run_block("### Pydantic AI (`MCPToolset`)", model=model)
+    stream = await post(dispatch_app(names["AGUIAdapter"], names["agent"]), "q")
+    (result,) = [e for e in stream if e["type"] == "TOOL_CALL_RESULT"]
+    assert '"node"' not in result["content"]  # compact results: no record in sight
+    (value,) = citation_events(stream)
+    reader = DemoReader()
+    assert value["citations"] == [
+        {"marker": "[1]", "record": reader.get(handbook + "hive-registration.md")},
+        {"marker": "[2]", "record": reader.get(handbook + "hive-placement.md")},
+    ]

@@ -111,6 +111,10 @@ def _next_step(messages: list[BaseMessage]) -> ToolCall | Answer:
 
 
 def _value(content: Any) -> Any:
+    """A tool's JSON answer, from its text or from its text content blocks (MCP tools)."""
+    if isinstance(content, list):
+        texts = [b.get("text") for b in content if isinstance(b, dict) and b.get("type") == "text"]
+        content = "".join(text for text in texts if isinstance(text, str))
     try:
         return json.loads(content) if isinstance(content, str) else content
     except ValueError:

@@ -1,19 +1,19 @@
 """An ag-ui-langgraph service with MOCA citations. The one changed line is marked.
 
-    python examples/langgraph/service.py              # serves http://127.0.0.1:8000/
-    python examples/langgraph/client.py "Do I need to register my hives?"
+    python examples/langgraph/app.py   # AG-UI endpoint: POST http://127.0.0.1:8000/
+    python examples/langgraph/app.py --question "Do I need to register my hives?"
 
-It runs offline: the model is moca-agui's scripted demo model and the Reader is the demo
-Reader, which answers the reference Reader's tools (`moca_search`, `moca_get_node`,
-`moca_structure`) with its result shapes. In your service they are your chat model and
-your MOCA Reader's tools (for example through langchain-mcp-adapters).
+`--question` prints the event stream of one question as JSON lines, as `moca-agui demo
+--question` does. It runs offline: the model is moca-agui's scripted demo model and the
+Reader is the demo Reader, which answers the reference Reader's tools (`moca_search`,
+`moca_get_node`, `moca_structure`) with its result shapes. In your service they are your
+chat model and your MOCA Reader's tools (README: "Connecting a real Reader").
 """
 
 from __future__ import annotations
 
-import argparse
+import sys
 
-import uvicorn
 from ag_ui_langgraph import LangGraphAgent, add_langgraph_fastapi_endpoint
 from fastapi import FastAPI
 from langchain.agents import create_agent
@@ -22,6 +22,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 import moca_agui
 from moca_agui.demo.frameworks.langgraph import ScriptedChatModel, reader_tools
 from moca_agui.demo.reader import DemoReader
+from moca_agui.demo.server import example_main
 
 reader = DemoReader()
 graph = create_agent(ScriptedChatModel(), reader_tools(reader), checkpointer=InMemorySaver())
@@ -33,6 +34,4 @@ add_langgraph_fastapi_endpoint(app, agent, "/")
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--port", type=int, default=8000)
-    uvicorn.run(app, host="127.0.0.1", port=parser.parse_args().port)
+    sys.exit(example_main(app, "An ag-ui-langgraph service with MOCA citations, offline."))

@@ -1,7 +1,8 @@
-"""Ask the example service one question; print the answer and the sources it cites.
+"""A Python client: ask an AG-UI service one question; print the answer and its sources.
 
-    python examples/langgraph/client.py "Do I need to register my hives?"
-    python examples/langgraph/client.py --url http://127.0.0.1:8000/ "How do I treat varroa mites?"
+    python examples/langgraph/app.py &          # any service with citations on
+    python examples/client.py "Do I need to register my hives?"
+    python examples/client.py --url http://127.0.0.1:8000/run "How do I treat varroa mites?"
 
 The events are read with `moca_agui.client`, as the spec's client rules say: citations
 attach to the assistant message they name, and trust is shown as the Reader contract
@@ -47,7 +48,7 @@ def printable(text: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("question")
-    parser.add_argument("--url", default="http://127.0.0.1:8000/")
+    parser.add_argument("--url", default="http://127.0.0.1:8000/", help="the AG-UI endpoint (POST)")
     args = parser.parse_args()
     for message in ask(args.url, args.question).messages():
         if not message.text:  # e.g. a message that only called tools

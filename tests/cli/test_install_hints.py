@@ -1,0 +1,51 @@
+"""Every install hint works today: moca-agui is not on PyPI yet, so wherever the PyPI form
+(`pip install 'moca-agui[...]'`) is named, the clone form is named with it and the PyPI
+form is said to be for once it is released."""
+
+from __future__ import annotations
+
+import re
+
+from support import ROOT
+
+PYPI = re.compile(r"pip install 'moca-agui\[[^\]]*\]'")
+
+
+def hint_lines() -> list[tuple[str, int, str]]:
+    """(file, line number, line) of each line naming the PyPI form, but the README's
+    "Once released" install list."""
+    files = [ROOT / "README.md"]
+    for folder in ("core", "adapters", "examples"):
+        files += sorted((ROOT / folder).rglob("*.py"))
+    found = []
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        if path.name == "README.md":  # its Install section lists the PyPI commands for later
+            install = text.split("\n## Install\n", 1)[1].split("\n## ", 1)[0]
+            assert "Once released:" in install.split("```bash", 1)[0]
+            text = text.replace(install.split("```bash", 1)[1].split("```", 1)[0], "")
+        for number, line in enumerate(text.splitlines(), start=1):
+            if PYPI.search(line):
+                found.append((str(path.relative_to(ROOT)), number, line))
+    return found
+
+
+def test_every_pypi_hint_comes_with_the_install_from_a_clone() -> None:
+    lines = hint_lines()
+    assert lines  # the check sees the hints
+    wrong = [
+        (name, number, line)
+        for name, number, line in lines
+        if "once released" not in line.casefold() or "pip install -e '." not in line
+        and "pip_install(" not in line
+    ]
+    assert wrong == []
+
+
+def test_adapter_hints_are_built_by_one_helper() -> None:
+    from moca_agui._install import pip_install
+
+    assert pip_install("langgraph,demo") == (
+        "pip install -e '.[langgraph,demo]' in a clone of moca-agui "
+        "(once released: pip install 'moca-agui[langgraph,demo]')"
+    )

@@ -1,0 +1,51 @@
+"""examples/ag_ui/app.py, the README's bare-SDK diff as a service, runs as its first lines
+say, on any question; the README's diff is the example's code."""
+
+from __future__ import annotations
+
+import re
+import socket
+
+import pytest
+from example_runs import (
+    EXAMPLES,
+    QUESTIONS,
+    assert_answers_like_the_demo,
+    assert_serves_where_it_says,
+    run,
+)
+
+from support import ROOT
+
+
+@pytest.mark.parametrize("question", QUESTIONS)
+def test_it_prints_the_stream_the_demo_prints(question: str) -> None:
+    assert_answers_like_the_demo("ag_ui", question)
+
+
+def test_it_serves_where_its_first_lines_and_the_readme_say() -> None:
+    assert_serves_where_it_says("ag_ui")
+
+
+def test_the_readme_diff_is_the_examples_code() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## The bare AG-UI SDK: one line\n", 1)[1].split("\n## ", 1)[0]
+    found = re.search(r"```diff\n(.*?)```", section, flags=re.DOTALL)
+    assert found is not None
+    after = [line[1:].strip() for line in found.group(1).splitlines() if line[:1] in " +"]
+    source = (EXAMPLES / "ag_ui/app.py").read_text(encoding="utf-8")
+    code = [line.split("  # ")[0].strip() for line in source.splitlines()]
+    assert [line for line in after if line not in code] == []
+
+
+def test_a_busy_port_is_one_line_naming_port() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = run(str(EXAMPLES / "ag_ui/app.py"), "--port", str(port))
+    assert done.returncode == 2
+    assert done.stderr == (
+        f"app.py: port {port} on 127.0.0.1 is already in use; choose another with --port "
+        "(--port 0 takes any free port)\n"
+    )
