@@ -12,8 +12,8 @@ PYPI = re.compile(r"pip install 'moca-agui\[[^\]]*\]'")
 
 
 def hint_lines() -> list[tuple[str, int, str]]:
-    """(file, line number, line) of each line naming the PyPI form, but the README's
-    "Once released" install list."""
+    """(file, line number, the line and the one before) of each line naming the PyPI form,
+    but the README's "Once released" install list."""
     files = [ROOT / "README.md"]
     for folder in ("core", "adapters", "examples"):
         files += sorted((ROOT / folder).rglob("*.py"))
@@ -22,11 +22,13 @@ def hint_lines() -> list[tuple[str, int, str]]:
         text = path.read_text(encoding="utf-8")
         if path.name == "README.md":  # its Install section lists the PyPI commands for later
             install = text.split("\n## Install\n", 1)[1].split("\n## ", 1)[0]
-            assert "Once released:" in install.split("```bash", 1)[0]
+            assert "Once released:" in " ".join(install.split("```bash", 1)[0].split())
             text = text.replace(install.split("```bash", 1)[1].split("```", 1)[0], "")
-        for number, line in enumerate(text.splitlines(), start=1):
+        lines = text.splitlines()
+        for number, line in enumerate(lines, start=1):
             if PYPI.search(line):
-                found.append((str(path.relative_to(ROOT)), number, line))
+                context = " ".join(lines[max(0, number - 2) : number])
+                found.append((str(path.relative_to(ROOT)), number, context))
     return found
 
 
@@ -36,8 +38,8 @@ def test_every_pypi_hint_comes_with_the_install_from_a_clone() -> None:
     wrong = [
         (name, number, line)
         for name, number, line in lines
-        if "once released" not in line.casefold() or "pip install -e '." not in line
-        and "pip_install(" not in line
+        if "once released" not in line.casefold()
+        or ("pip install -e '." not in line and "pip_install(" not in line)
     ]
     assert wrong == []
 
