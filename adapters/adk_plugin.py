@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 
 from moca_agui import CitationOptions, hookimpl
+from moca_agui._install import pip_install
 
 __all__ = ["moca_install_hint", "moca_instrument"]
 
@@ -38,4 +39,4 @@ def moca_instrument(target: object, options: CitationOptions) -> object | None:
 
 @hookimpl
 def moca_install_hint() -> str:
-    return "a Google ADK `ADKAgent` (ag-ui-adk) class or instance: pip install 'moca-agui[adk]'"
+    return f"a Google ADK `ADKAgent` (ag-ui-adk) class or instance: {pip_install('adk')}"
