@@ -16,7 +16,14 @@ from typing import Any
 
 from ._records import WireObject, looks_like_record
 
-__all__ = ["MAX_RESULT_CHARS", "CompactResult", "ReaderItem", "parse_json", "reader_items"]
+__all__ = [
+    "MAX_RESULT_CHARS",
+    "CompactResult",
+    "ReaderItem",
+    "numbered_items",
+    "parse_json",
+    "reader_items",
+]
 
 logger = logging.getLogger("moca_agui")
 
@@ -69,6 +76,19 @@ def reader_items(result: object) -> list[ReaderItem]:
     items: list[ReaderItem] = []
     _collect(result, items, 0)
     return items
+
+
+def numbered_items(result: object) -> list[ReaderItem] | None:
+    """The Reader's items in a numbered result (what `moca_agui.numbered` showed the
+    model), or None if `result` is not one. For readers of the wire, such as the checker:
+    a run captured them itself when it numbered them, so `reader_items` skips them."""
+    value = parse_json(result) if isinstance(result, str) else result
+    entries = value.get("results") if isinstance(value, Mapping) else None
+    if not isinstance(entries, list) or not entries:
+        return None
+    if not all(isinstance(entry, Mapping) and _is_numbered(entry) for entry in entries):
+        return None
+    return reader_items([entry["result"] for entry in entries])
 
 
 def _collect(value: object, items: list[ReaderItem], depth: int) -> None:

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .._extract import CompactResult, reader_items
+from .._extract import CompactResult, numbered_items, reader_items
 from .._follow import Follower, StreamSink
 from .._options import DEFAULT_READER_TOOLS
 from .._references import find_markers, find_refs
@@ -165,8 +165,10 @@ class _Checker(StreamSink):
     def _result(self, call_id: str, tool_name: str | None, content: object) -> None:
         if tool_name is None:
             return  # a call the stream did not name: whose result it is stays unknown
-        try:
-            items = reader_items(content)
+        try:  # a numbered result (moca_agui.numbered) shows the model the Reader's items
+            items = numbered_items(content)
+            if items is None:
+                items = reader_items(content)
         except ValueError:
             return  # a result that cannot be read: the nodes it held stay unknown
         run = self._run

@@ -21,6 +21,7 @@ from ag_ui.core import (
 )
 
 import moca_agui
+from moca_agui.check import check_events
 from streams import message, run_finished, run_started
 from support import citation_events, cited_as_shown, collect, copied_answer, record, ref
 
@@ -101,6 +102,7 @@ async def test_the_model_cites_the_numbers_it_was_shown():
         # The second search starts at no [1] of its own; A keeps the marker it was shown.
         {"results": [{"marker": "[4]", "result": D}, {"marker": "[2]", "result": A}]},
     ]
+    assert check_events(stream) == []  # the checker reads the numbered results
     [value] = citation_events(stream)
     answer = copied_answer(shown)
     assert value["citations"] == cited_as_shown(answer, A, B, C, D)

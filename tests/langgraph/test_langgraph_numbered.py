@@ -14,6 +14,7 @@ from lg_chat import Call, Say, StreamingChatModel, Turn
 from lg_service import agent, app_for, post, run_input
 
 import moca_agui
+from moca_agui.check import check_events
 from support import assert_valid_stream, citation_events, cited_as_shown, copied_answer, record
 
 A, B, C, D = record("a.md"), record("b.md"), record("c.md"), record("d.md")
@@ -75,6 +76,7 @@ async def test_the_model_cites_the_numbers_it_was_shown() -> None:
         {"results": [{"marker": "[1]", "result": C}]},
         {"results": [{"marker": "[4]", "result": D}, {"marker": "[2]", "result": A}]},
     ]
+    assert check_events(stream) == []  # the checker reads the numbered results
     [value] = citation_events(stream)
     text = "".join(e["delta"] for e in stream if e["type"] == "TEXT_MESSAGE_CONTENT")
     assert value["citations"] == cited_as_shown(text, A, B, C, D)

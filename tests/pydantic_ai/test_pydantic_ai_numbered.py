@@ -19,6 +19,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Tool
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 
 import moca_agui
+from moca_agui.check import check_events
 from support import assert_valid_stream, citation_events, cited_as_shown, copied_answer, record, ref
 
 D = record("d.md")
@@ -85,6 +86,7 @@ async def test_function_tools_show_the_numbers_the_model_cites() -> None:
         {"results": [{"marker": "[1]", "result": C}]},
         {"results": [{"marker": "[4]", "result": D}, {"marker": "[2]", "result": A}]},
     ]
+    assert check_events(stream) == []  # the checker reads the numbered results
     [value] = citation_events(stream)
     text = "".join(e["delta"] for e in stream if e["type"] == "TEXT_MESSAGE_CONTENT")
     assert value["citations"] == cited_as_shown(text, A, B, C, D)
