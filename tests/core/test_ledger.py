@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -10,6 +11,8 @@ from typing import Any
 
 import pytest
 from ag_ui.core import ToolCallArgsEvent, ToolCallEndEvent, ToolCallResultEvent, ToolCallStartEvent
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import moca_agui
 from moca_agui.check import check_events
@@ -231,3 +234,38 @@ async def test_a_plugins_table_of_refs_still_works_and_a_ref_names_the_nodes_ent
 def test_entries_compare_spans_by_value():
     assert moca_agui.Entry("r", (1, 2)) == moca_agui.Entry("r", (1, 2))
     assert moca_agui.Entry("r") != moca_agui.Entry("r", (0, 0))
+
+
+SPANNED = [A, A1, A2, B, chunk(B, 5, 9), C]
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    results=st.lists(
+        st.lists(st.sampled_from(SPANNED), min_size=1, max_size=3), min_size=1, max_size=4
+    ),
+    finish=st.randoms(use_true_random=False),
+    markers=st.lists(st.integers(1, 12), max_size=8),
+    refs=st.lists(st.sampled_from([ref(A), ref(B), ref(C)]), max_size=3),
+)
+def test_the_event_never_depends_on_the_order_results_arrive(results, finish, markers, refs):
+    calls = [(f"c{i}", "moca_search", {"query": "q", "results": r}) for i, r in enumerate(results)]
+    order = [call_id for call_id, _, _ in calls]
+    shuffled = list(order)
+    finish.shuffle(shuffled)
+    text = " ".join([*(f"[{n}]" for n in markers), *refs]) or "nothing"
+
+    def event(arrival: list[str]) -> list[dict[str, Any]]:
+        events = run(parallel_calls(*calls, finish=arrival), message("m1", text))
+        [value] = citation_events(asyncio.run(collect(moca_agui.cite(source(events)))))
+        return value["citations"]
+
+    in_call_order = event(order)
+    assert event(shuffled) == in_call_order
+    # [n] is the n-th (node, span) of the results read in call order, across the run.
+    entries = list(dict.fromkeys((ref(r), json.dumps(r.get("span"))) for rs in results for r in rs))
+    for citation in in_call_order:
+        if "marker" in citation:
+            n = int(citation["marker"][1:-1])
+            rec = citation["record"]
+            assert entries[n - 1] == (ref(rec), json.dumps(rec.get("span")))
