@@ -264,6 +264,19 @@ def js(session: nox.Session) -> None:
     session.run("npm", "test", external=True)
 
 
+@nox.session(python=PYTHON, name="js-frontends")
+def js_frontends(session: nox.Session) -> None:
+    """The npm package's README snippets for CopilotKit and assistant-ui, with the real
+    packages in jsdom, against the ag-ui and Pydantic AI demos; moca-agui installed as npm
+    packs it. Not in the default run: CopilotKit brings about 1,000 npm packages."""
+    session.install("-e", ".[pydantic-ai,demo]")
+    session.chdir("js/test/frontends")
+    session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
+    npm_install = ("npm", "install", "--no-save", "--no-audit", "--no-fund", "--install-links")
+    session.run(*npm_install, "../..", external=True)
+    session.run("npm", "test", external=True)
+
+
 @nox.session(python=PYTHON)
 def bench(session: nox.Session) -> None:
     """The benchmarks of BENCHMARKS.md, ratios measured side by side (not tests).
