@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 from langchain_core.messages import BaseMessage, ToolMessage
-from langchain_core.tools import tool
+from langchain_core.tools import StructuredTool, tool
 from lg_chat import Call, Say, StreamingChatModel, Turn
 from lg_service import agent, app_for, post, run_input
 
@@ -81,3 +81,48 @@ async def test_the_model_cites_the_numbers_it_was_shown() -> None:
     text = "".join(e["delta"] for e in stream if e["type"] == "TEXT_MESSAGE_CONTENT")
     assert value["citations"] == cited_as_shown(text, A, B, C, D)
     assert [c["marker"] for c in value["citations"]] == ["[2]", "[3]", "[1]", "[4]"]
+
+
+async def test_mcp_shaped_tools_are_numbered_from_what_they_returned() -> None:
+    """Tools as langchain-mcp-adapters makes them (content blocks of JSON text, structured
+    content in the artifact): the model reads the numbered sources in place of them."""
+
+    def search(query: str) -> tuple[list[dict[str, Any]], None]:
+        text = json.dumps({"query": query, "results": [A, B]}, indent=2)
+        return [{"type": "text", "text": text}], None
+
+    def get_node(node_id: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        return [{"type": "text", "text": "One node."}], {"structured_content": C}
+
+    tools = [
+        StructuredTool.from_function(
+            search,
+            name="moca_search",
+            description="Search.",
+            response_format="content_and_artifact",
+        ),
+        StructuredTool.from_function(
+            get_node,
+            name="moca_get_node",
+            description="Read.",
+            response_format="content_and_artifact",
+        ),
+    ]
+    script = [
+        [Call("moca_search", {"query": "bees"}, "call-search")],
+        [Call("moca_get_node", {"node_id": "c"}, "call-get")],
+        COPY,
+    ]
+    model = CopyingModel(script=script)
+    stream = await post(app_for(agent(model, moca_agui.numbered(tools))), run_input())
+    assert_valid_stream(stream)
+    assert check_events(stream) == []
+
+    results = [json.loads(e["content"]) for e in stream if e["type"] == "TOOL_CALL_RESULT"]
+    assert results == [
+        {"results": [{"marker": "[1]", "result": A}, {"marker": "[2]", "result": B}]},
+        {"results": [{"marker": "[3]", "result": C}]},
+    ]
+    [value] = citation_events(stream)
+    assert [c["marker"] for c in value["citations"]] == ["[1]", "[2]", "[3]"]
+    assert [c["record"] for c in value["citations"]] == [A, B, C]
