@@ -154,6 +154,7 @@ AGENT_FRAMEWORK_DEMO_TEST = (
 #: The modules that import Microsoft Agent Framework: `types` ([all]) sees it as Any.
 AGENT_FRAMEWORK_MODULES = (
     "moca_agui.adapters._agent_framework",
+    "moca_agui.adapters._agent_framework_numbered",
     "moca_agui.adapters.agent_framework",
     "moca_agui.adapters.agent_framework_plugin",
     "moca_agui.demo.frameworks.agent_framework",

@@ -25,5 +25,6 @@ except ImportError as exc:
     ) from exc
 
 from ._agent_framework import CitingAgentFrameworkAgent, instrumented
+from ._agent_framework_numbered import numbered_tool
 
-__all__ = ["CitingAgentFrameworkAgent", "instrumented"]
+__all__ = ["CitingAgentFrameworkAgent", "instrumented", "numbered_tool"]

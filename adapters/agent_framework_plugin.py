@@ -12,7 +12,7 @@ import sys
 from moca_agui import CitationOptions, hookimpl
 from moca_agui._install import pip_install
 
-__all__ = ["moca_install_hint", "moca_instrument"]
+__all__ = ["moca_install_hint", "moca_instrument", "moca_numbered"]
 
 _ONE_LINE = "agent = moca_agui.instrument(AgentFrameworkAgent(agent=chat_agent))"
 
@@ -40,6 +40,17 @@ def moca_instrument(target: object, options: CitationOptions) -> object | None:
             'agent, "/")'
         )
     return None
+
+
+@hookimpl
+def moca_numbered(target: object, name: str | None) -> object | None:
+    core = sys.modules.get("agent_framework")
+    if core is None or not isinstance(target, core.FunctionTool):
+        return None
+    from .agent_framework import numbered_tool
+
+    made: object = numbered_tool(target, name)
+    return made
 
 
 @hookimpl

@@ -1,0 +1,81 @@
+"""`moca_agui.numbered` on Agent Framework tools: the model reads each source beside its
+run-wide marker, and the event's markers are those numbers.
+
+The streams pass ag-ui-validate and both schemas; `moca-agui check` is left out: a
+numbered result (beyond the spec) is no Reader result shape the checker reads.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from af_support import (
+    A,
+    B,
+    Reader,
+    call,
+    chat_agent,
+    cited,
+    post,
+    say,
+    scripted,
+)
+from agent_framework import FunctionTool, MCPStdioTool, tool
+
+import moca_agui
+from support import assert_valid_stream, citation_events, types
+
+
+def shown_markers(stream: list[dict[str, Any]]) -> list[list[tuple[str, str]]]:
+    """(marker, path) of each source the model read, per TOOL_CALL_RESULT."""
+    return [
+        [(r["marker"], r["result"]["node"]["path"]) for r in json.loads(e["content"])["results"]]
+        for e in stream
+        if e["type"] == "TOOL_CALL_RESULT"
+    ]
+
+
+@pytest.mark.parametrize("kind", ["function tools", "plain functions"])
+async def test_numbered_tools_show_the_model_the_markers_the_event_uses(kind: str):
+    reader = Reader(A, B)
+    plain = [reader.moca_search, reader.moca_get_node]
+    tools = moca_agui.numbered(reader.tools if kind == "function tools" else plain)
+    assert all(isinstance(t, FunctionTool) for t in tools) == (kind == "function tools")
+    model = scripted(
+        [
+            [call("moca_get_node", "c1", node_id="https://example.com/moca/test-kb@1.0.0#b.md")],
+            [call("moca_search", "c2", query="a.md b.md")],  # B again: it keeps [1]
+            [say("Shipping [1], refunds [2].")],
+        ]
+    )
+    stream = await post(cited(chat_agent(model, *tools)), "q")
+    assert_valid_stream(stream)
+    assert shown_markers(stream) == [[("[1]", "b.md")], [("[2]", "a.md"), ("[1]", "b.md")]]
+    [value] = citation_events(stream)
+    assert value["citations"] == [{"marker": "[1]", "record": B}, {"marker": "[2]", "record": A}]
+    assert types(stream)[-2:] == ["CUSTOM:moca.citations", "RUN_FINISHED"]
+
+
+async def test_a_numbered_tool_keeps_its_own_result_parser_and_the_original_is_untouched():
+    @tool(name="moca_get_node", result_parser=lambda value: f"Reader says: {value}")
+    def get_node(node_id: str) -> dict[str, Any]:
+        """One node's citation record."""
+        return A
+
+    [numbered] = moca_agui.numbered([get_node])
+    assert numbered is not get_node and get_node.result_parser is not numbered.result_parser
+    model = scripted([[call("moca_get_node", node_id="x")], [say("Refunds [1].")]])
+    stream = await post(cited(chat_agent(model, numbered)), "q")
+    assert_valid_stream(stream)
+    [result] = [e["content"] for e in stream if e["type"] == "TOOL_CALL_RESULT"]
+    assert result.startswith('Reader says: {"results": [{"marker": "[1]"')
+    [value] = citation_events(stream)
+    assert value["citations"] == [{"marker": "[1]", "record": A}]
+
+
+def test_an_mcp_tool_is_not_numbered_yet_and_says_so():
+    mcp = MCPStdioTool(name="reader", command="python", load_tools=False)
+    with pytest.raises(TypeError, match="cannot number"):
+        moca_agui.numbered(mcp)
