@@ -159,3 +159,44 @@ def test_numbered_keeps_the_signature_and_names_a_tool_by_its_function():
 def test_numbered_refuses_what_it_cannot_number():
     with pytest.raises(TypeError, match="cannot number the results of int"):
         moca_agui.numbered(42)
+
+
+async def test_once_numbers_were_shown_a_source_not_numbered_is_cited_by_ref_only():
+    numbered_get = moca_agui.numbered(lambda node_id: A, name="moca_get_node")
+
+    async def agent_run() -> AsyncIterator[BaseEvent]:
+        yield run_started()
+        for event in call("c1", "moca_get_node", {"node_id": ref(A)}):
+            yield event
+        yield result("c1", numbered_get(node_id=ref(A)))  # shown as [1]
+        for event in call("c2", "moca_search", {"query": "q"}):
+            yield event
+        yield result("c2", json.dumps({"query": "q", "results": [B, C]}))  # not numbered
+        for event in message("m1", f"[1], [2] and [3]; {ref(C)}."):
+            yield event
+        yield run_finished()
+
+    [value] = citation_events(await collect(moca_agui.cite(agent_run())))
+    assert value["citations"] == [{"marker": "[1]", "record": A}, {"record": C}]
+
+
+async def test_a_numbered_tool_run_in_a_worker_thread_numbers_into_the_run():
+    def moca_get_node(node_id: str) -> dict[str, Any]:
+        return B
+
+    tool = moca_agui.numbered(moca_get_node)
+
+    async def agent_run() -> AsyncIterator[BaseEvent]:
+        yield run_started()
+        for event in call("c1", "moca_get_node", {"node_id": ref(B)}):
+            yield event
+        yield result("c1", await asyncio.to_thread(tool, node_id=ref(B)))
+        for event in message("m1", "[1]."):
+            yield event
+        yield run_finished()
+
+    stream = await collect(moca_agui.cite(agent_run()))
+    [content] = [e["content"] for e in stream if e["type"] == "TOOL_CALL_RESULT"]
+    assert json.loads(content) == {"results": [{"marker": "[1]", "result": B}]}
+    [value] = citation_events(stream)
+    assert value["citations"] == [{"marker": "[1]", "record": B}]
