@@ -60,7 +60,7 @@ class CitingStrandsAgent(StrandsAgent):  # type: ignore[misc]
             yield event
 
 
-class ReaderResults(HookProvider):  # type: ignore[misc]
+class ReaderResults(HookProvider):
     """Captures each tool's result into the run's `CitationRun` (in `invocation_state`).
 
     It comes first among the agent's hook providers: Strands calls `AfterToolCallEvent`

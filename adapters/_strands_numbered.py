@@ -23,7 +23,7 @@ from ._strands import RUN_KEY, content_parts
 __all__ = ["NumberedTool"]
 
 
-class NumberedTool(AgentTool):  # type: ignore[misc]
+class NumberedTool(AgentTool):
     """A Strands tool whose Reader results show the model each source's run-wide marker."""
 
     def __init__(self, tool: AgentTool) -> None:

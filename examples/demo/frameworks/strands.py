@@ -54,7 +54,7 @@ def reader_tools(reader: DemoReader) -> list[AgentTool]:
     return [tool(name=name)(getattr(reader, name)) for name in READER_TOOLS]
 
 
-class DemoModel(Model):  # type: ignore[misc]
+class DemoModel(Model):
     """The demo's scripted model as a streaming Strands model: offline, deterministic.
 
     Each response asks `next_step` what to do with the last user question and the Reader
