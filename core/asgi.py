@@ -9,6 +9,7 @@ CrewAI, ...): one line around the app, pure ASGI, no web framework needed.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any
 
@@ -17,6 +18,8 @@ from ._run import CitationRun
 from ._sse import SSECitations
 
 __all__ = ["CitationMiddleware"]
+
+logger = logging.getLogger("moca_agui")
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -80,25 +83,34 @@ class _Response:
                 message = {"type": "http.response.body", "body": body, "more_body": more_body}
                 await self._send(message)
             return
-        if message["type"] == "http.response.start" and _is_sse(message.get("headers", ())):
+        if message["type"] == "http.response.start" and self._is_sse(message.get("headers", ())):
             self._sse = SSECitations(self._run, self._where)
             headers = [(k, v) for k, v in message["headers"] if k.lower() != b"content-length"]
             message = {**message, "headers": headers}
         await self._send(message)
 
+    def _is_sse(self, headers: Iterable[tuple[bytes, bytes]]) -> bool:
+        """Whether response headers announce an uncompressed `text/event-stream`."""
+        content_type = encoding = b""
+        for name, value in headers:
+            key = name.lower()
+            if key == b"content-type":
+                content_type = value.split(b";", 1)[0].strip().lower()
+            elif key == b"content-encoding":
+                encoding = value.strip().lower()
+        if content_type != b"text/event-stream":
+            return False
+        if encoding not in (b"", b"identity"):
+            logger.warning(
+                "moca_agui: not citing %s: its event stream is compressed (%s); add "
+                "CitationMiddleware inside the middleware that compresses it",
+                self._where,
+                encoding.decode("latin-1"),
+            )
+            return False
+        return True
+
     async def close(self) -> None:
         if self._sse is not None:
             await self._sse.close()
             self._sse = None
-
-
-def _is_sse(headers: Iterable[tuple[bytes, bytes]]) -> bool:
-    """Whether response headers announce an uncompressed `text/event-stream`."""
-    sse = False
-    for name, value in headers:
-        key = name.lower()
-        if key == b"content-type":
-            sse = value.split(b";", 1)[0].strip().lower() == b"text/event-stream"
-        elif key == b"content-encoding" and value.strip().lower() != b"identity":
-            return False
-    return sse

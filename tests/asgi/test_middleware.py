@@ -136,6 +136,19 @@ async def test_everything_else_passes_byte_for_byte(
     assert through.content == plain.content
 
 
+async def test_a_compressed_stream_passes_and_says_where_the_middleware_goes(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with caplog.at_level(logging.WARNING, logger="moca_agui"):
+        response = await post(CitationMiddleware(service(RUNS["records and a marker"])), "/gzip")
+    assert response.headers["content-encoding"] == "gzip"
+    (warning,) = caplog.records
+    assert warning.getMessage() == (
+        "moca_agui: not citing POST /gzip: its event stream is compressed (gzip); add "
+        "CitationMiddleware inside the middleware that compresses it"
+    )
+
+
 async def test_paths_limits_the_watch_to_those_paths() -> None:
     events = RUNS["records and a marker"]
     app = CitationMiddleware(service(events), paths=["/other"])
