@@ -30,3 +30,13 @@ async def run_block(heading: str, **names: Any) -> dict[str, Any]:
     if inspect.isawaitable(result):
         await result
     return namespace
+
+
+def readme_diffs(section: str) -> list[str]:
+    """The 'after' side of each ```diff block in the README's `## <section>` (its
+    subsections included): the code a user ends up with."""
+    text = README.read_text(encoding="utf-8").split(f"\n## {section}\n", 1)[1]
+    return [
+        "".join(line[1:] + "\n" for line in diff.splitlines() if line[:1] in (" ", "+", ""))
+        for diff in re.findall(r"```diff\n(.*?)```", text.split("\n## ", 1)[0], flags=re.DOTALL)
+    ]

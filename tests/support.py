@@ -198,14 +198,3 @@ def cited_as_shown(answer: str, *records: dict[str, Any]) -> list[dict[str, Any]
     pairs = dict.fromkeys(re.findall(r"(\S+\.md) (\[\d+\])", answer))
     assert pairs, answer
     return [{"marker": marker, "record": by_path[path]} for path, marker in pairs]
-
-
-def readme_diffs(section: str) -> list[str]:
-    """The 'after' side of each ```diff block in the README's `## <section>` (its
-    subsections included): the code a user ends up with."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    text = readme.split(f"\n## {section}\n", 1)[1].split("\n## ", 1)[0]
-    return [
-        "".join(line[1:] + "\n" for line in diff.splitlines() if line[:1] in (" ", "+", ""))
-        for diff in re.findall(r"```diff\n(.*?)```", text, flags=re.DOTALL)
-    ]

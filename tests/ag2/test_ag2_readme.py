@@ -7,13 +7,14 @@ from typing import Any
 
 import httpx
 from ag2 import tool
+from readme_code import readme_diffs
 
 from moca_agui.check import check_events, parse_stream
 from moca_agui.demo.frameworks.ag2 import ScriptedConfig
 from moca_agui.demo.frameworks.ag_ui import run_agent
 from moca_agui.demo.reader import DemoReader
 from moca_agui.demo.server import run_input
-from support import assert_valid_stream, citation_events, readme_diffs
+from support import assert_valid_stream, citation_events
 
 QUESTION = "Do I need to register my hives?"
 IMPORTS = (

@@ -24,6 +24,7 @@ from agno.models.base import Model  # noqa: E402
 from agno.models.response import ModelResponse  # noqa: E402
 from agno.os.interfaces.agui import AGUI  # noqa: E402
 from fastapi import FastAPI  # noqa: E402
+from readme_code import readme_diffs  # noqa: E402
 
 from moca_agui.asgi import CitationMiddleware  # noqa: E402
 from moca_agui.check import check_events, parse_stream  # noqa: E402
@@ -31,7 +32,7 @@ from moca_agui.demo.model import KNOWN_QUESTIONS, next_step  # noqa: E402
 from moca_agui.demo.reader import READER_TOOLS, DemoReader  # noqa: E402
 from moca_agui.demo.server import ask, build, run_input, served  # noqa: E402
 from moca_agui.demo.steps import Answer, Step, ToolResult  # noqa: E402
-from support import assert_valid_stream, citation_events, readme_diffs, types  # noqa: E402
+from support import assert_valid_stream, citation_events, types  # noqa: E402
 
 
 @dataclass
