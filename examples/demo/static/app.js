@@ -133,6 +133,7 @@ function showAnswer(message) {
     document.getElementById("conversation").append(turn);
     answer = { id: message.id, number, turn, textNode, sources, sourceIds: new Map() };
     answers.set(message.id, answer);
+    turn.scrollIntoView({ block: "start" }); // the newest answer in view, with or without sources
   }
   if (answer) renderText(answer, message.content || "", citations.get(message.id));
   return answer;
