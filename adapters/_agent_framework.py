@@ -25,7 +25,7 @@ from agent_framework_ag_ui import AgentFrameworkAgent
 
 from moca_agui import CitationOptions, CitationRun, cite, citing_class, citing_copy, options_of, tap
 
-__all__ = ["CitingAgentFrameworkAgent", "instrumented"]
+__all__ = ["CitingAgentFrameworkAgent", "instrumented", "text_parts"]
 
 logger = logging.getLogger("moca_agui")
 
@@ -140,14 +140,14 @@ class _ToolResults:
             if content.exception is not None:  # an error (the model may retry): no source
                 logger.info("moca_agui: tool %s failed; nothing to capture", name)
                 return
-            result: object = _text_parts(content.items or ())
+            result: object = text_parts(content.items or ())
         else:  # a provider-hosted MCP tool: its output, Content items or a value
             output = content.output
-            result = _text_parts(output) if isinstance(output, list) else output
+            result = text_parts(output) if isinstance(output, list) else output
         self._run.capture(name, result, tool_call_id=call_id)
 
 
-def _text_parts(items: Iterable[Any]) -> list[dict[str, Any]]:
+def text_parts(items: Iterable[Any]) -> list[dict[str, Any]]:
     """The text items of a tool result (a function's JSON, an MCP tool's text content) as
     the MCP-style text parts Reader results are read from."""
     return [

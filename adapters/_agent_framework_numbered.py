@@ -1,9 +1,10 @@
 """Numbered Agent Framework function tools: the model reads each source beside its marker.
 
-`numbered_tool(tool)` is a copy of a `FunctionTool` (an `@tool` function) whose result
-parser first asks `moca_agui.numbered_result` what the model reads of the return value,
-then parses that as the tool would have. The copy numbers into the run `cite` makes
-active while the agent runs its tools.
+`numbered_tool(tool)` is a copy of a `FunctionTool` (an `@tool` function, or one of an
+MCP tool's `functions`) whose result parser first asks `moca_agui.numbered_result` what
+the model reads of the return value (an MCP function's text contents), then parses that
+as the tool would have. The copy numbers into the run `cite` makes active while the
+agent runs its tools.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from agent_framework import Content, FunctionTool
 
 from moca_agui import numbered_result
 
+from ._agent_framework import text_parts
+
 __all__ = ["numbered_tool"]
 
 
@@ -24,7 +27,10 @@ def numbered_tool(tool: FunctionTool, name: str | None = None) -> FunctionTool:
     parse = tool.result_parser if callable(tool.result_parser) else FunctionTool.parse_result
 
     def numbered_parse(value: Any) -> str | list[Content]:
-        parsed: str | list[Content] = parse(numbered_result(tool_name, value))
+        contents = isinstance(value, list) and all(isinstance(v, Content) for v in value)
+        result = text_parts(value) if contents else value  # an MCP function's contents
+        shown = numbered_result(tool_name, result)
+        parsed: str | list[Content] = parse(value if shown is result else shown)
         return parsed
 
     twin = copy.copy(tool)

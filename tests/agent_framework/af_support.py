@@ -10,9 +10,11 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Callable, Iterable, Sequence
+from importlib.metadata import requires, version
 from typing import Any
 
 import httpx
+import pytest
 from agent_framework import Agent, Content, Message, tool
 from agent_framework_ag_ui import AgentFrameworkAgent, add_agent_framework_fastapi_endpoint
 from fastapi import FastAPI
@@ -182,3 +184,15 @@ def snapshot_answers(stream: list[dict[str, Any]]) -> dict[str, str]:
         for m in snapshot["messages"]
         if m["role"] == "assistant" and m.get("content")
     }
+
+
+def _speaks_installed_mcp() -> bool:
+    """agent-framework-core before 1.2x is an MCP 1.x client; the demo server is MCP 2."""
+    wanted = [r for r in requires("agent-framework-core") or () if r.startswith("mcp")]
+    return not any("<2" in r for r in wanted) or version("mcp").startswith("1.")
+
+
+needs_mcp_2_client = pytest.mark.skipif(
+    not _speaks_installed_mcp(),
+    reason="this agent-framework-core's MCP client speaks MCP 1.x, the demo Reader MCP 2",
+)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import AsyncIterator
-from importlib.metadata import requires, version
 
 import pytest
 from af_support import (
@@ -23,6 +22,7 @@ from af_support import (
     chat_agent,
     cited,
     events_of,
+    needs_mcp_2_client,
     post_raw,
     say,
     scripted,
@@ -35,18 +35,6 @@ from support import citation_events, types
 
 MISSING = "https://example.org/moca/fernhollow-apiary@3.0.0#no-such-node.md"
 HANDBOOK_REF = "https://example.org/moca/fernhollow-apiary@3.0.0#hive-registration.md"
-
-
-def _speaks_installed_mcp() -> bool:
-    """agent-framework-core before 1.2x is an MCP 1.x client; the demo server is MCP 2."""
-    wanted = [r for r in requires("agent-framework-core") or () if r.startswith("mcp")]
-    return not any("<2" in r for r in wanted) or version("mcp").startswith("1.")
-
-
-needs_mcp_2_client = pytest.mark.skipif(
-    not _speaks_installed_mcp(),
-    reason="this agent-framework-core's MCP client speaks MCP 1.x, the demo Reader MCP 2",
-)
 
 
 @pytest.fixture

@@ -8,6 +8,8 @@ numbered result (beyond the spec) is no Reader result shape the checker reads.
 from __future__ import annotations
 
 import json
+import sys
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
@@ -18,13 +20,16 @@ from af_support import (
     call,
     chat_agent,
     cited,
+    needs_mcp_2_client,
     post,
     say,
     scripted,
 )
-from agent_framework import FunctionTool, MCPStdioTool, tool
+from agent_framework import Content, FunctionTool, MCPStdioTool, Message, tool
 
 import moca_agui
+from moca_agui.demo.frameworks.agent_framework import ScriptedChatClient
+from moca_agui.demo.reader import DemoReader
 from support import assert_valid_stream, citation_events, types
 
 
@@ -75,7 +80,35 @@ async def test_a_numbered_tool_keeps_its_own_result_parser_and_the_original_is_u
     assert value["citations"] == [{"marker": "[1]", "record": A}]
 
 
-def test_an_mcp_tool_is_not_numbered_yet_and_says_so():
+def test_an_mcp_tool_itself_is_not_numbered_and_says_so():
     mcp = MCPStdioTool(name="reader", command="python", load_tools=False)
     with pytest.raises(TypeError, match="cannot number"):
         moca_agui.numbered(mcp)
+
+
+@needs_mcp_2_client
+async def test_an_mcp_tools_functions_are_numbered_and_the_model_reads_the_numbers():
+    seen: list[str] = []
+
+    def play(messages: Sequence[Message]) -> list[Content]:
+        results = [c for m in messages for c in m.contents if c.type == "function_result"]
+        if not results:
+            return [call("moca_search", query="register hives", detail="full", limit=2)]
+        seen.extend(str(c.result) for c in results)
+        return [say("Register first [1]; footpaths [2].")]
+
+    reader = MCPStdioTool(
+        name="moca-reader", command=sys.executable, args=["-m", "moca_agui.demo.reader"]
+    )
+    async with reader:
+        tools = moca_agui.numbered(list(reader.functions))
+        stream = await post(cited(chat_agent(ScriptedChatClient(play), *tools)), "q")
+    assert_valid_stream(stream)
+    [shown] = seen  # what the model read: each record beside its marker
+    first, second = DemoReader().moca_search("register hives", 2, "full")["results"]
+    assert [r["marker"] for r in json.loads(shown)["results"]] == ["[1]", "[2]"]
+    [value] = citation_events(stream)
+    assert value["citations"] == [
+        {"marker": "[1]", "record": first},
+        {"marker": "[2]", "record": second},
+    ]
