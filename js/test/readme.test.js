@@ -1,5 +1,5 @@
-// The README's plain @ag-ui/client snippet, run as shown against a real `moca-agui demo`:
-// it must print what the README says it prints.
+// The README's @ag-ui/client snippets, run as shown against a real `moca-agui demo`: each
+// must print what the README says it prints.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -21,16 +21,18 @@ let demo;
 before(async () => { demo = await startDemo("ag-ui"); });
 after(async () => { await demo?.stop(); });
 
-test("the plain @ag-ui/client snippet prints the sources as shown", async () => {
-  const code = block("snippet", "plain");
-  assert.ok(code.includes('"http://127.0.0.1:8000/"'));
-  // inside the package, so that "moca-agui" resolves to it as it does for an installed one
-  const dir = mkdtempSync(new URL("./.snippet-", import.meta.url).pathname);
-  try {
-    writeFileSync(`${dir}/plain.mjs`, code.replace("http://127.0.0.1:8000/", demo.url));
-    const { stdout } = await promisify(execFile)(process.execPath, [`${dir}/plain.mjs`]);
-    assert.equal(stdout, block("output", "plain"));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+for (const [name, about] of [["plain", "the sources"], ["inline", "the answer, each mention labelled"]]) {
+  test(`the ${name} @ag-ui/client snippet prints ${about} as shown`, async () => {
+    const code = block("snippet", name);
+    assert.ok(code.includes('"http://127.0.0.1:8000/"'));
+    // inside the package, so that "moca-agui" resolves to it as it does for an installed one
+    const dir = mkdtempSync(new URL("./.snippet-", import.meta.url).pathname);
+    try {
+      writeFileSync(`${dir}/${name}.mjs`, code.replace("http://127.0.0.1:8000/", demo.url));
+      const { stdout } = await promisify(execFile)(process.execPath, [`${dir}/${name}.mjs`]);
+      assert.equal(stdout, block("output", name));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+}
