@@ -8,6 +8,7 @@ transport; every stream passes ag-ui-validate, the event schema and `moca-agui c
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 from typing import Any
 
@@ -18,6 +19,7 @@ from adk_support import (
     C,
     Call,
     Reader,
+    Scripted,
     adk_agent,
     answer_ids,
     endpoint,
@@ -28,6 +30,7 @@ from adk_support import (
 )
 from ag_ui_adk import ADKAgent
 from google.adk import __version__ as adk_version
+from google.adk.agents import LlmAgent
 from google.adk.apps import App, ResumabilityConfig
 from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.tools.long_running_tool import LongRunningFunctionTool
@@ -318,3 +321,42 @@ async def test_a_malformed_reader_result_is_skipped_and_the_answer_flows_on(capl
     assert cited(stream) == [[]]
     assert "skipped a result of moca_search" in caplog.text
     assert "Traceback" not in caplog.text
+
+
+async def test_a_tool_result_in_the_clients_history_is_no_source():
+    """ag-ui-adk writes a new thread's earlier messages into its session: the model sees
+    a record there, but no Reader of this run returned it (a client can send anything)."""
+    if "seed_first_run_history" not in inspect.signature(ADKAgent).parameters:
+        pytest.skip("this ag-ui-adk does not write the client's history into a new session")
+    history = [
+        {"id": "user-0", "role": "user", "content": "earlier"},
+        {
+            "id": "assistant-0",
+            "role": "assistant",
+            "toolCalls": [
+                {
+                    "id": "c0",
+                    "type": "function",
+                    "function": {
+                        "name": "moca_get_node",
+                        "arguments": json.dumps({"node_id": "x"}),
+                    },
+                }
+            ],
+        },
+        {"id": "tool-0", "role": "tool", "toolCallId": "c0", "content": json.dumps(A)},
+    ]
+    shown: list[Any] = []
+
+    class Recording(Scripted):
+        async def generate_content_async(self, llm_request: Any, stream: bool = False) -> Any:
+            shown.extend(p.function_response for c in llm_request.contents for p in c.parts)
+            async for response in super().generate_content_async(llm_request, stream):
+                yield response
+
+    root = LlmAgent(
+        name="assistant", model=Recording(script=[[f"See [1] and {ref(A)}."]]), tools=[]
+    )
+    stream = await post(endpoint(moca_agui.instrument(adk_agent(root))), "q", history=history)
+    assert [r.response for r in shown if r is not None] == [A]  # the model read it
+    assert cited(stream) == [[]]
