@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 from af_support import A, Reader, answer_ids, assert_passes_every_check, call, post, say, scripted
 from fastapi import FastAPI
+from readme_code import readme_diffs
 
 from moca_agui.demo.frameworks.agent_framework import endpoint_options
-from support import citation_events, readme_diffs, ref
+from support import citation_events, ref
 
 
 async def test_the_readme_diff_applied_gives_an_endpoint_that_cites():
