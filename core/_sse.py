@@ -28,6 +28,9 @@ _EVENT: TypeAdapter[Any] = TypeAdapter(Event)
 #: An SSE line ends in CRLF, LF or a lone CR; an event ends at an empty line.
 _LINE_END = re.compile(rb"\r\n|\r(?!\n)|\n")
 _BLANK_LINE = re.compile(rb"(?:\r\n|\r(?!\n)|\n){2}")
+#: How much of one unfinished event is held back before citations are turned off and the
+#: bytes flow on as they come: a stream that never ends an event costs no unbounded memory.
+MAX_PENDING_BYTES = 64 * 1024 * 1024
 
 
 class SSECitations:
@@ -48,6 +51,9 @@ class SSECitations:
 
     async def feed(self, chunk: bytes) -> bytes:
         """The bytes to send for `chunk`: each whole event in it, after its citation events."""
+        if self._cited is None:  # citations are off: the bytes flow on as they come
+            rest, self._rest = self._rest, b""
+            return rest + chunk if rest else chunk
         buffer = self._rest + chunk if self._rest else chunk
         out: list[bytes] = []
         if b"\r" not in buffer:  # the encoders' own form: LF line ends
@@ -62,6 +68,11 @@ class SSECitations:
                 out.append(end.group())
                 start = end.end()
             self._rest = buffer[start:]
+        if len(self._rest) > MAX_PENDING_BYTES and self._cited is not None:
+            await self._off("an event ran past %d bytes without ending", MAX_PENDING_BYTES)
+        if self._cited is None:  # off (now or in this chunk): hold nothing back
+            out.append(self._rest)
+            self._rest = b""
         return b"".join(out)
 
     async def end(self) -> bytes:

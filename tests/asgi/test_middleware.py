@@ -330,3 +330,30 @@ async def test_numbered_reader_tools_the_app_runs_number_into_the_requests_run()
         (value,) = citation_events(stream)
         answer = copied_answer([result["content"]])
         assert value["citations"] == cited_as_shown(answer, A, B)
+
+
+async def test_an_event_that_never_ends_is_not_held_back(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Past MAX_PENDING_BYTES of one unfinished event, citations are off and the bytes
+    flow on as they come: a broken stream costs no unbounded memory, and loses nothing."""
+    monkeypatch.setattr("moca_agui._sse.MAX_PENDING_BYTES", 1000)
+    head = encoded(RUNS["records and a marker"][:3])
+    chunks = [head, b'data: {"type":"TEXT_MESSAGE_CONTENT","delta":"' + b"x" * 600, b"y" * 600]
+    chunks += [b"z" * 10, b'"}\n\n', encoded(RUNS["records and a marker"][3:])]
+    sent: list[bytes] = []
+
+    async def send(message: Any) -> None:
+        if message["type"] == "http.response.body":
+            sent.append(message["body"])
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    scope = {"type": "http", "method": "POST", "path": "/", "headers": []}
+    with caplog.at_level(logging.WARNING, logger="moca_agui"):
+        await CitationMiddleware(chunked(chunks))(scope, receive, send)
+    assert b"".join(sent) == b"".join(chunks)  # as it came, no citation event
+    assert sent[:3] == [head, chunks[1] + chunks[2], chunks[3]]  # nothing held back after
+    (warning,) = caplog.records
+    assert "an event ran past 1000 bytes without ending" in warning.getMessage()
