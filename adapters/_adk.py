@@ -23,7 +23,7 @@ its own `ADKRun`; nothing is kept on the agent.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from typing import Any, TypeVar, cast
 
 from ag_ui.core import BaseEvent, EventType, RunAgentInput
@@ -78,13 +78,11 @@ class ADKRun(CitationRun):
             self._failed.add(call_id)
 
     def tool_returned(self, name: str, call_id: str | None, result: object) -> None:
-        """A tool's own return value: ADK hands a non-dict one to plugins as is in 2.x and
-        as `{"result": value}` in 1.x (and to the model so in both)."""
+        """A tool's own return value, as ADK hands it to plugins: not yet wrapped as
+        `{"result": value}`, the form the model and TOOL_CALL_RESULT get a non-dict in."""
         if call_id in self._failed:
             logger.info("moca_agui: %s failed; what answered for it is no source", name)
             return
-        if isinstance(result, Mapping) and result.keys() == {"result"}:
-            result = result["result"]
         self.capture(name, result, tool_call_id=call_id)
 
     def observe(self, event: BaseEvent) -> None:
