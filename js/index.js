@@ -129,7 +129,7 @@ export function recordProblem(record) {
  */
 export function readCitations(value) {
   if (!isObject(value) || value.version !== EVENT_VERSION) {
-    warn(`ignored an event of version ${JSON.stringify(isObject(value) ? value.version : value)}`);
+    warn(`ignored an event of version ${shown(isObject(value) ? value.version : value)}`);
     return null;
   }
   const { messageId, computedAt } = value;
@@ -157,6 +157,17 @@ export function readCitations(value) {
 /** @param {string} message */
 function warn(message) {
   console.warn(`moca-agui: ${message}`);
+}
+
+/** `value` as JSON for a warning, cut at 200 characters (an id can be any size). */
+function shown(/** @type {unknown} */ value) {
+  let json;
+  try {
+    json = JSON.stringify(value) ?? String(value);
+  } catch {
+    json = String(value);
+  }
+  return json.length > 200 ? `${json.slice(0, 200)}…` : json;
 }
 
 // -- the store ------------------------------------------------------------------------------
@@ -205,11 +216,11 @@ export class MocaCitations {
     const { messageId, computedAt, citations } = read;
     const message = messages.find((m) => m.id === messageId);
     if (!message || message.role !== "assistant" || !isString(message.content)) {
-      warn(`ignored the citations of ${JSON.stringify(messageId)}: no such assistant message`);
+      warn(`ignored the citations of ${shown(messageId)}: no such assistant message`);
       return;
     }
     if (this.#byMessage.has(messageId)) {
-      warn(`ignored a second event for message ${JSON.stringify(messageId)}`);
+      warn(`ignored a second event for message ${shown(messageId)}`);
       return;
     }
     this.#byMessage.set(messageId, Object.freeze({ computedAt, citations }));

@@ -125,3 +125,15 @@ test("readCitations reads a value on its own (an assistant-ui data part)", () =>
   assert.equal(readCitations(null), null);
   warn.mock.restore();
 });
+
+test("a huge id or version is cut in the warning, and nothing is kept", async () => {
+  const huge = "x".repeat(100_000);
+  const { store, warnings } = await runWith([
+    ...text("m1", "a"),
+    { type: "CUSTOM", name: "moca.citations", value: { version: huge, messageId: "m1", citations: [] } },
+    cite(huge, [{ record: RECORD }]),
+  ]);
+  assert.equal(store.get(huge), undefined);
+  assert.deepEqual(warnings.map((w) => w.length < 300), [true, true]);
+  assert.match(warnings[1], /^moca-agui: ignored the citations of "x{199}…: no such assistant message$/);
+});
