@@ -142,6 +142,8 @@ def _collect_entry(entry: object, items: list[ReaderItem], depth: int) -> None:
         logger.debug("moca_agui: a numbered result: captured when it was numbered")
     elif isinstance(entry, Mapping):
         _collect_mapping(entry, items, depth + 1)
+    elif getattr(entry, "type", None) == "text" and isinstance(getattr(entry, "text", None), str):
+        _collect(entry.text, items, depth + 1)  # type: ignore[attr-defined]  # a text part object
     elif not isinstance(entry, str | int | float | bool | type(None)):
         _collect_object(entry, items, depth + 1)
 

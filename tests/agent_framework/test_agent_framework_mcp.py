@@ -23,18 +23,23 @@ from af_support import (
     cited,
     events_of,
     needs_mcp_2_client,
+    post,
     post_raw,
     say,
     scripted,
     snapshot_answers,
 )
 from agent_framework import Content, MCPStdioTool
+from fastapi import FastAPI
+from readme_code import run_block
 
+from moca_agui.demo.frameworks.agent_framework import endpoint_options
 from moca_agui.demo.reader import DemoReader
 from support import citation_events, types
 
 MISSING = "https://example.org/moca/fernhollow-apiary@3.0.0#no-such-node.md"
-HANDBOOK_REF = "https://example.org/moca/fernhollow-apiary@3.0.0#hive-registration.md"
+HANDBOOK = "https://example.org/moca/fernhollow-apiary@3.0.0#"
+HANDBOOK_REF = HANDBOOK + "hive-registration.md"
 
 
 @pytest.fixture
@@ -115,3 +120,29 @@ async def test_a_provider_hosted_mcp_readers_results_are_cited():
     [value] = citation_events(stream)
     assert value["messageId"] == answer_ids(stream)[0]
     assert value["citations"] == [{"marker": "[1]", "record": record}]
+
+
+@needs_mcp_2_client
+async def test_the_readme_block_connecting_a_real_reader_cites_compact_results():
+    if not endpoint_options():
+        pytest.skip("this agent-framework-ag-ui takes no single_user argument")
+    model = scripted(
+        [
+            [call("moca_search", query="register hives", limit=2)],  # compact, its default
+            [say("Register every apiary [1]; mind the footpaths [2].")],
+        ]
+    )
+    names = await run_block(
+        "### Microsoft Agent Framework (`MCPStdioTool`)", client=model, app=FastAPI()
+    )
+    try:
+        stream = await post(names["app"], "q")
+    finally:
+        await names["reader"].close()
+    assert_passes_every_check(stream)
+    [value] = citation_events(stream)
+    reader = DemoReader()
+    assert value["citations"] == [
+        {"marker": "[1]", "record": reader.get(HANDBOOK + "hive-registration.md")},
+        {"marker": "[2]", "record": reader.get(HANDBOOK + "hive-placement.md")},
+    ]

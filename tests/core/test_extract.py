@@ -58,6 +58,7 @@ class McpResult:
         (Node(A), [A]),
         (McpResult([McpText(json.dumps(A))]), [A]),
         (McpResult([McpText(json.dumps({"error": "x"}))], is_error=True), []),
+        ([McpText(json.dumps(B))], [B]),
         (json.dumps(A).encode(), [A]),
         ({"result": json.dumps({"query": "q", "results": [A]})}, [A]),
         ({"result": [B, "not a record"]}, [B]),
@@ -68,6 +69,7 @@ class McpResult:
         "record", "list", "json-list", "search-full", "search-compact", "structure-nodes",
         "structure-concepts", "structure-single", "mcp-text", "mcp-result", "mcp-error",
         "get-node-error", "retriever-nodes", "retriever-node", "mcp-objects", "mcp-object-error",
+        "text-part-objects",
         "bytes", "wrapped-json", "wrapped-list", "unrelated", "number",
     ],
 )  # fmt: skip
