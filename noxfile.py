@@ -191,9 +191,9 @@ def tests_agno(session: nox.Session) -> None:
 
 
 #: The oldest ag-ui-adk on ag-ui-protocol 1.x (0.8.0) on the oldest google-adk it takes,
-#: and the newest of both. google-adk 1.x pins mcp < 2, which the demo extra (mcp >= 2)
-#: cannot share a venv with: that set gets the test tools without the demo extra (the
-#: demo Reader's MCP server runs on mcp 1 too).
+#: and the newest of both. google-adk 1.x pins mcp < 2: that set gets the test tools
+#: without the demo extra (which takes mcp 1.23 and newer now; the demo Reader's MCP
+#: server runs on mcp 1 too).
 ADK_VERSIONS = {
     "0.8.0-google-adk-1.28.1": ("ag-ui-adk==0.8.0", "google-adk==1.28.1"),
     "newest": ("ag-ui-adk>=0.8", "google-adk>=1.28.1"),
