@@ -200,19 +200,28 @@ class CitationRun:
         """Append streamed text to an assistant message."""
         if delta.__class__ is not str:
             raise TypeError(f"a text delta must be a str, not {type(delta).__name__}")
+        self.text_parts(message_id).append(delta)
+
+    def text_parts(self, message_id: str) -> list[str]:
+        """The list of a message's text parts: appending a str to it adds text (`cite`
+        keeps it at hand while deltas of one message stream in)."""
         parts = self._texts.get(message_id)
         if parts is None:
-            self._texts[message_id] = [delta]
-        else:
-            parts.append(delta)
+            parts = self._texts[message_id] = []
+        return parts
 
     def message_ids(self) -> list[str]:
         """Ids of the assistant messages that have text, in the order they began."""
-        return [mid for mid, parts in self._texts.items() if "".join(parts).strip()]
+        return [mid for mid in self._texts if self.text_of(mid).strip()]
 
     def text_of(self, message_id: str) -> str:
-        """The whole text of a message so far."""
-        return "".join(self._texts.get(message_id, ()))
+        """The whole text of a message so far (its parts are joined once, in place)."""
+        parts = self._texts.get(message_id)
+        if not parts:
+            return ""
+        if len(parts) > 1:
+            parts[:] = ["".join(parts)]
+        return parts[0]
 
     def mute(self, message_id: str) -> None:
         """Never cite this message (another role's, or one cited upstream)."""

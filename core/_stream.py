@@ -6,7 +6,7 @@ import logging
 from collections.abc import AsyncIterable, AsyncIterator, Callable
 from typing import Any, TypeVar
 
-from ag_ui.core import BaseEvent
+from ag_ui.core import BaseEvent, TextMessageContentEvent
 
 from ._active import ACTIVE_RUN
 from ._follow import Follower, StreamSink
@@ -42,34 +42,40 @@ def cite(
 async def _cited(events: AsyncIterable[BaseEvent], tracker: _Tracker) -> AsyncIterator[BaseEvent]:
     follower = tracker.follower
     iterator = aiter(events)
+    # The stream makes each event with its run active, so numbered tools it calls (and
+    # tasks it starts) number into this run. Set only when another run (or none) is
+    # active, as when one task reads two streams in turn: one lookup per event.
+    active, activate = ACTIVE_RUN.get, ACTIVE_RUN.set
+    outside = active()
     try:
-        while True:
-            # The stream makes each event with its run active: numbered tools it calls
-            # (and tasks it starts) number into this run.
-            token = ACTIVE_RUN.set(tracker.run)
-            try:
-                event = await anext(iterator)
-            except StopAsyncIteration:
-                break
-            finally:
-                ACTIVE_RUN.reset(token)
-            if (
-                getattr(event, "type", None) == "TEXT_MESSAGE_CONTENT"
-                and tracker.alive
-                and follower.chunk is None
-            ):
-                # Most of a stream: its text deltas, taken in here rather than by the follower.
+        activate(tracker.run)
+        # Most of a stream is its text deltas: taken in here, into the parts of the message
+        # the last delta went to, rather than by the follower. What decides the fast path
+        # changes only when the tracker observes an event, so it is worked out then.
+        run, fast, parts_of, parts = tracker.run, True, None, None
+        async for event in iterator:
+            slow = True
+            if fast and event.__class__ is TextMessageContentEvent:
                 try:
-                    tracker.run.add_text(event.message_id, event.delta)  # type: ignore[attr-defined]
+                    if event.message_id != parts_of:
+                        parts_of, parts = event.message_id, run.text_parts(event.message_id)
+                    if event.delta.__class__ is str:
+                        parts.append(event.delta)  # type: ignore[union-attr]
+                        slow = False
                 except Exception:  # not a real delta: the follower says so, citations off
-                    tracker.observe(event)
-            elif tracker.observe(event):
-                for extra in await tracker.flush():
-                    yield extra
+                    pass
+            if slow:
+                if tracker.observe(event):
+                    for extra in await tracker.flush():
+                        yield extra
+                run, fast, parts_of = tracker.run, tracker.alive and not follower.chunk, None
             yield event
+            if active() is not run:
+                activate(run)
         for extra in await tracker.flush():
             yield extra
     finally:
+        ACTIVE_RUN.set(outside)
         close = getattr(iterator, "aclose", None)
         if close is not None:
             await close()

@@ -16,20 +16,16 @@ so every record is checked and sent (the dearest case).
 from __future__ import annotations
 
 import argparse
-import importlib
+import contextlib
 import json
-import subprocess
-import sys
-import tempfile
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from ag_ui.core import CustomEvent, EventType
 from ag_ui.encoder import EventEncoder
 from pydantic_core import from_json
-from workload import ROOT, machine, node_record, side_by_side, table, wall
+from workload import core_at, machine, node_record, side_by_side, table, wall
 
 import moca_agui
 
@@ -72,19 +68,6 @@ def cited(core: ModuleType, text: str, answer: str) -> Callable[[], Awaitable[in
     return run
 
 
-def core_at(revision: str, folder: Path) -> ModuleType:
-    """The `moca_agui` core of `revision`, imported as the package `moca_agui_<rev>`."""
-    tree = folder / "tree"
-    subprocess.run(
-        ["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(tree), revision],
-        check=True,
-    )
-    name = f"moca_agui_{revision.replace('-', '_').replace('~', '_').replace('^', '_')}"
-    (folder / name).symlink_to(tree / "core")
-    sys.path.insert(0, str(folder))
-    return importlib.import_module(name)
-
-
 def main() -> None:
     global ROUNDS
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -100,23 +83,16 @@ def main() -> None:
     print(machine())
     print(f"- one `moca_search` result: {args.records} whole records, {len(text.encode())} bytes")
     print(f"- {ROUNDS} results per repeat, {repeats} interleaved repeats, medians\n")
-    with tempfile.TemporaryDirectory() as folder:
+    with contextlib.ExitStack() as stack:
         variants: dict[str, Callable[[], Awaitable[Any]]] = {
             "floor": floor(text),
             "cite": cited(moca_agui, text, answer),
         }
         if args.against:
             variants[f"cite at {args.against}"] = cited(
-                core_at(args.against, Path(folder)), text, answer
+                stack.enter_context(core_at(args.against)), text, answer
             )
-        try:
-            times = side_by_side(variants, repeats)
-        finally:
-            if args.against:
-                subprocess.run(
-                    ["git", "-C", str(ROOT), "worktree", "remove", "--force", f"{folder}/tree"],
-                    check=False,
-                )
+        times = side_by_side(variants, repeats)
     base = wall(times["floor"])
     rows = [
         [name, f"{wall(t) / ROUNDS * 1e6:.0f}", f"{wall(t) / base:.2f}"]

@@ -13,20 +13,35 @@ event of one run whose answer grows from 100k to 400k deltas.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 import tempfile
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import memray
 from ag_ui.core import BaseEvent
 from ag_ui.encoder import EventEncoder
-from workload import cpu, machine, message, prose, runs_of, side_by_side, source, table, wall
+from workload import (
+    core_at,
+    cpu,
+    machine,
+    message,
+    prose,
+    runs_of,
+    side_by_side,
+    source,
+    table,
+    wall,
+)
 
 import moca_agui
 
 Serve = Callable[[], Awaitable[int]]
+#: An earlier core to measure beside this one: (its git revision, its package).
+Earlier = tuple[str, ModuleType] | None
 
 
 async def hop(events: AsyncIterable[BaseEvent]) -> AsyncIterator[BaseEvent]:
@@ -35,9 +50,11 @@ async def hop(events: AsyncIterable[BaseEvent]) -> AsyncIterator[BaseEvent]:
         yield event
 
 
-def serving(runs: Sequence[Sequence[BaseEvent]], **options: Any) -> Serve:
+def serving(
+    runs: Sequence[Sequence[BaseEvent]], core: ModuleType = moca_agui, **options: Any
+) -> Serve:
     """A server's loop over `runs`, one request each: bare with `cited=False`, through
-    the pass-through `hop` with `cited="hop"`, else through `cite` with `options`."""
+    the pass-through `hop` with `cited="hop"`, else through `core.cite` with `options`."""
     cited = options.pop("cited", True)
 
     async def serve() -> int:
@@ -48,7 +65,7 @@ def serving(runs: Sequence[Sequence[BaseEvent]], **options: Any) -> Serve:
             if cited == "hop":
                 stream = hop(stream)
             elif cited:
-                stream = moca_agui.cite(stream, **options)
+                stream = core.cite(stream, **options)
             async for event in stream:
                 written += len(encoder.encode(event))
         return written
@@ -66,7 +83,7 @@ def allocations(serve: Serve) -> tuple[int, int]:
         return metadata.total_allocations, metadata.peak_memory
 
 
-def overhead(total_events: int, repeats: int) -> list[list[Any]]:
+def overhead(total_events: int, repeats: int, earlier: Earlier = None) -> list[list[Any]]:
     runs = runs_of(total_events)
     events = sum(map(len, runs))
     variants = {
@@ -75,6 +92,8 @@ def overhead(total_events: int, repeats: int) -> list[list[Any]]:
         "cite": serving(runs),
         "cite, include_text=False": serving(runs, include_text=False),
     }
+    if earlier is not None:
+        variants[f"cite at {earlier[0]}"] = serving(runs, earlier[1])
     times = side_by_side(variants, repeats)
     counted = {name: allocations(serve) for name, serve in variants.items()}
     bare, (bare_allocs, _) = times["bare"], counted["bare"]
@@ -101,36 +120,54 @@ def overhead(total_events: int, repeats: int) -> list[list[Any]]:
     return rows
 
 
-def long_run(deltas: int, repeats: int) -> list[Any]:
+def long_run(deltas: int, repeats: int, earlier: Earlier = None) -> list[list[Any]]:
     """One run whose answer is `deltas` deltas long: is the per-event cost flat?"""
     first = runs_of(1)[0]
     events = [*first[:-3], *message("long", prose(deltas)), first[-1]]
-    times = side_by_side(
-        {"bare": serving([events], cited=False), "cite": serving([events])}, repeats
-    )
-    bare, cited = wall(times["bare"]), wall(times["cite"])
-    per_event = (cited - bare) / len(events) * 1e6
-    cpu_ratio = cpu(times["cite"]) / cpu(times["bare"])
-    row = [f"{len(events):,}", f"{bare:.3f}", f"{cited:.3f}", f"**{cited / bare:.3f}**"]
-    return [*row, f"{cpu_ratio:.3f}", f"{per_event:.2f}"]
+    variants = {
+        "bare": serving([events], cited=False),
+        "hop": serving([events], cited="hop"),
+        "cite": serving([events]),
+    }
+    if earlier is not None:
+        variants[f"cite at {earlier[0]}"] = serving([events], earlier[1])
+    times = side_by_side(variants, repeats)
+    bare, floor = wall(times["bare"]), wall(times["hop"])
+    rows = []
+    for name in variants:
+        if name in ("bare", "hop"):
+            continue
+        cited = wall(times[name])
+        per_event = (cited - floor) / len(events) * 1e6
+        row = [f"{len(events):,}", name, f"{bare:.3f}", f"{floor:.3f}", f"{cited:.3f}"]
+        rows.append(
+            [*row, f"**{cited / bare:.3f}**", f"**{cited / floor:.3f}**", f"{per_event:.2f}"]
+        )
+    return rows
 
 
 def main(argv: Sequence[str]) -> None:
     quick = "--quick" in argv
+    against = argv[argv.index("--against") + 1] if "--against" in argv else None
+    with contextlib.ExitStack() as stack:
+        earlier = (against, stack.enter_context(core_at(against))) if against else None
+        report(quick, earlier)
+
+
+def report(quick: bool, earlier: Earlier) -> None:
     sizes, repeats = ((20_000, 40_000), 3) if quick else ((100_000, 400_000), 7)
     print("## 1. Stream overhead\n")
     print(machine() + "\n")
-    rows = [row for size in sizes for row in overhead(size, repeats if size == sizes[0] else 3)]
+    rows = [
+        row for size in sizes for row in overhead(size, repeats if size == sizes[0] else 3, earlier)
+    ]
     header = ["events", "served", "wall s", "µs/event", "time ratio", "to floor", "best-of ratio"]
     header += ["CPU ratio", "allocations", "alloc ratio", "peak MiB"]
     print(table(header, rows))
     print("\nOne run whose answer grows (the per-event cost of cite must stay flat):\n")
-    print(
-        table(
-            ["events", "bare s", "cite s", "time ratio", "CPU ratio", "cite µs/event over bare"],
-            [long_run(size, repeats) for size in sizes],
-        )
-    )
+    header = ["events", "served", "bare s", "hop s", "cite s", "to bare", "to hop"]
+    rows = [row for size in sizes for row in long_run(size, repeats, earlier)]
+    print(table([*header, "µs/event over hop"], rows))
 
 
 if __name__ == "__main__":

@@ -9,19 +9,23 @@ Records are the support-kb example record, one node each.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import gc
+import importlib
 import json
 import os
 import platform
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from importlib.metadata import version
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from ag_ui.core import (
@@ -178,6 +182,23 @@ def table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
     return "\n".join(lines)
+
+
+@contextlib.contextmanager
+def core_at(revision: str) -> Iterator[ModuleType]:
+    """The `moca_agui` core of git revision `revision`, imported from a temporary worktree
+    as the package `moca_agui_at_<n>`: an earlier core measured in the same run."""
+    with tempfile.TemporaryDirectory() as folder:
+        tree = Path(folder) / "tree"
+        git = ["git", "-C", str(ROOT), "worktree"]
+        subprocess.run([*git, "add", "--detach", "-q", str(tree), revision], check=True)
+        try:
+            name = f"moca_agui_at_{len(sys.modules)}"
+            (Path(folder) / name).symlink_to(tree / "core")
+            sys.path.insert(0, folder)
+            yield importlib.import_module(name)
+        finally:
+            subprocess.run([*git, "remove", "--force", str(tree)], check=False)
 
 
 def machine() -> str:
