@@ -4,15 +4,26 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, TypedDict
 
-__all__ = ["DEFAULT_READER_TOOLS", "CitationOptions", "Lookup"]
+__all__ = ["DEFAULT_READER_TOOLS", "CitationOptions", "Lookup", "OptionKeywords"]
 
 #: The tool names of the reference MOCA Reader (the `@openmoca/moca-mcp` server).
 DEFAULT_READER_TOOLS: frozenset[str] = frozenset({"moca_search", "moca_get_node", "moca_structure"})
 
 #: ref -> the whole citation record, or None; sync or async.
 Lookup = Callable[[str], "Mapping[str, Any] | Awaitable[Mapping[str, Any] | None] | None"]
+
+
+class OptionKeywords(TypedDict, total=False):
+    """`CitationOptions` as keyword arguments, typed: each key is one of its fields."""
+
+    reader_tools: Iterable[str]
+    include_text: bool
+    lookup: Lookup | None
+    packages: Iterable[str] | None
+    max_event_bytes: int
+    lookup_timeout: float
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
-from typing import Any
+from typing import Any, Unpack
 
-from ._options import CitationOptions, _names
+from ._options import CitationOptions, OptionKeywords, _names
 from ._run import CitationRun
 from ._sse import SSECitations
 
@@ -38,7 +38,9 @@ class CitationMiddleware:
     through untouched. `options` are those of `moca_agui.cite`.
     """
 
-    def __init__(self, app: ASGIApp, *, paths: Iterable[str] | None = None, **options: Any) -> None:
+    def __init__(
+        self, app: ASGIApp, *, paths: Iterable[str] | None = None, **options: Unpack[OptionKeywords]
+    ) -> None:
         self.app = app
         self.paths = None if paths is None else _names(paths, "paths")
         self.options = CitationOptions.from_kwargs(**options)

@@ -175,6 +175,17 @@ async def test_websockets_and_lifespan_reach_the_app_as_they_came(scope_type: st
     assert got_scope is scope and got_receive is receive and got_send is send
 
 
+def test_the_typed_keywords_are_the_options() -> None:
+    """`OptionKeywords` (what type checkers see of `**options`) names every option."""
+    from dataclasses import fields
+
+    from moca_agui._options import OptionKeywords
+
+    assert set(OptionKeywords.__annotations__) == {
+        f.name for f in fields(moca_agui.CitationOptions)
+    }
+
+
 def test_wrong_options_fail_when_the_middleware_is_made() -> None:
     with pytest.raises(TypeError, match="unknown moca_agui option"):
         CitationMiddleware(service([]), reader_tool=["x"])
