@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,6 +31,8 @@ logger = logging.getLogger("moca_agui")
 #: A tool result longer than this is not parsed (a whole `moca_search` page is far smaller).
 MAX_RESULT_CHARS = 8 * 1024 * 1024
 _MAX_DEPTH = 6  # wrappers inside wrappers; real results need at most 4
+#: How an MCP server words an error it raised (`McpError`): "MCP error -32602: ...".
+_MCP_ERROR = re.compile(r"\s*MCP error -?\d+:")
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +74,8 @@ def reader_items(result: object) -> list[ReaderItem]:
     """The records and compact results in one Reader tool result, in the order given.
 
     Raises ValueError for a result it cannot read (malformed JSON, too large); a Reader
-    error (`{"error": ...}`, MCP `isError`) and anything unrecognised give an empty list.
+    error (`{"error": ...}`, an MCP result's `isError` or `is_error`, an MCP error's text)
+    and anything unrecognised give an empty list.
     """
     items: list[ReaderItem] = []
     _collect(result, items, 0)
@@ -96,6 +100,9 @@ def _collect(value: object, items: list[ReaderItem], depth: int) -> None:
         raise ValueError("wrapped too deeply to be a Reader result")
     if isinstance(value, str | bytes | bytearray):
         text = value if isinstance(value, str) else bytes(value).decode("utf-8")
+        if _MCP_ERROR.match(text):  # the text of an MCP error, e.g. invalid arguments
+            logger.debug("moca_agui: the Reader answered an error: %.200s", text)
+            return
         parsed: list[ReaderItem] = []
         _collect(parse_json(text), parsed, depth + 1)
         # Parsed here: plain JSON that no one else holds (as_record copies it cheaply).
@@ -112,8 +119,10 @@ def _collect(value: object, items: list[ReaderItem], depth: int) -> None:
 def _collect_mapping(value: Mapping[Any, Any], items: list[ReaderItem], depth: int) -> None:
     if looks_like_record(value):
         items.append(dict(value))
-    elif "error" in value or value.get("isError") is True:
-        logger.info("moca_agui: the Reader answered an error: %.200r", value.get("error", value))
+    elif value.get("isError") is True:
+        _log_error(value.get("content"))
+    elif "error" in value:
+        logger.info("moca_agui: the Reader answered an error: %.200r", value["error"])
     elif isinstance(value.get("results"), list):  # moca_search
         _collect(value["results"], items, depth + 1)
     elif "op" in value and "result" in value:  # moca_structure
@@ -156,8 +165,8 @@ def _collect_object(value: object, items: list[ReaderItem], depth: int) -> None:
     if isinstance(metadata, Mapping) and "moca_citation" in metadata:
         _collect_citation(metadata["moca_citation"], items, depth)
         return
-    if getattr(value, "isError", False) is True:
-        logger.info("moca_agui: the Reader answered an MCP error")
+    if getattr(value, "is_error", None) is True or getattr(value, "isError", None) is True:
+        _log_error(getattr(value, "content", None))  # mcp 2.x: is_error; 1.x: isError
         return
     content = getattr(value, "content", None)
     if isinstance(content, list):
@@ -167,6 +176,29 @@ def _collect_object(value: object, items: list[ReaderItem], depth: int) -> None:
                 _collect(text, items, depth + 1)
             else:
                 _collect_entry(part, items, depth + 1)
+
+
+def _log_error(content: object) -> None:
+    """An MCP error result: its JSON `error` is worth an info line; other text (an MCP
+    error such as invalid arguments, which the model retries) a debug line."""
+    parts = content if isinstance(content, list) else []
+    texts = [t for part in parts if isinstance(t := _text_of(part), str)]
+    text = "\n".join(texts)
+    try:
+        parsed = parse_json(text)
+    except ValueError:
+        parsed = None
+    if isinstance(parsed, Mapping) and "error" in parsed:
+        logger.info("moca_agui: the Reader answered an error: %.200r", parsed["error"])
+    else:
+        logger.debug("moca_agui: the Reader answered an error: %.200s", text)
+
+
+def _text_of(part: object) -> object:
+    """The text of an MCP text content part (a dict or an object), else None."""
+    if isinstance(part, Mapping):
+        return part.get("text") if part.get("type") == "text" else None
+    return getattr(part, "text", None) if getattr(part, "type", None) == "text" else None
 
 
 def _collect_citation(value: object, items: list[ReaderItem], depth: int) -> None:

@@ -2,8 +2,9 @@
 
 Refs are opaque: a package id is any absolute URI and may itself hold `@` or `#`, so a
 ref is never split. A ref is found when it stands between delimiters (white space,
-brackets, quotes, backticks, `|`), with sentence punctuation around it trimmed, and it
-counts only when it equals, code point for code point, a ref the Reader returned.
+brackets and quotes, typographic and full-width ones too, backticks, `|`), with
+sentence punctuation around it trimmed, and it counts only when it equals, code point
+for code point, a ref the Reader returned.
 """
 
 from __future__ import annotations
@@ -18,7 +19,13 @@ __all__ = ["Mention", "find_markers", "find_refs"]
 
 logger = logging.getLogger("moca_agui")
 
-_DELIMITERS = r"\s<>()\[\]{}\"'`|"
+#: White space, brackets and quotes (ASCII, typographic, full-width), backticks and `|`.
+_DELIMITERS = r"\s<>()\[\]{}\"'`|" + (
+    "\u201c\u201d\u201e\u201f\u2018\u2019\u201a\u201b"  # typographic double and single quotes
+    "\u00ab\u00bb\u2039\u203a"  # guillemets
+    "\uff08\uff09\uff3b\uff3d\uff5b\uff5d"  # full-width brackets
+    "\u300c\u300d\u300e\u300f\u3010\u3011\u3008\u3009\u300a\u300b\u3014\u3015"  # CJK brackets
+)
 _RUN = re.compile(rf"[^{_DELIMITERS}]*")  # the run of non-delimiters at a position
 _MARKER = re.compile(r"\[[^\[\]\s]{1,32}\]")
 _EDGE_MARKUP = "*_~"

@@ -64,7 +64,8 @@ class CitationRun:
         self._ledger = Ledger()  # every entry the model was shown, in the order it saw them
         self._texts: dict[str, list[str]] = {}  # message id -> text parts
         self._reader_tools: dict[str, bool] = {}
-        self._warned_compact = False
+        self._compact_tools: dict[str, str] = {}  # ref -> the tool whose compact result named it
+        self._warned_compact: set[str] = set()  # refs left out as compact results, said once
         #: Whether `cite` reads TOOL_CALL_RESULT content into this run. An adapter that
         #: captures each tool's raw return value sets it to False: the content on the
         #: wire is the same result, serialised or cut down (and may be prose).
@@ -166,6 +167,7 @@ class CitationRun:
         for item in items:
             if isinstance(item, CompactResult):
                 shown = item.result if item.result is not None else {"ref": item.ref}
+                self._compact_tools.setdefault(item.ref, tool_name)
                 pairs.append(((Entry(item.ref), None, True), shown))
                 continue
             record = self._accept(tool_name, item)
@@ -370,14 +372,15 @@ class CitationRun:
             return looked_up
         if (first := recorded.get(ref)) is not None:
             return first.record, first.captured_at  # type: ignore[return-value]
-        if self.options.lookup is None and not self._warned_compact:
-            self._warned_compact = True
+        if self.options.lookup is None and ref not in self._warned_compact:
+            self._warned_compact.add(ref)
+            tool = self._compact_tools.get(ref, "the Reader tool")
             logger.warning(
-                "moca_agui: left out %s: the Reader returned a compact result, not a "
-                'citation record; call moca_search with detail: "full", or pass '
-                "lookup=<ref -> record> to moca_agui",
-                ref,
-            )
+                "moca_agui: left out %s: %s returned a compact result, not a citation "
+                'record; call %s with detail: "full", or pass lookup=<ref -> record> '
+                "to moca_agui",
+                ref, tool, tool,
+            )  # fmt: skip
         return None
 
     def _modified(self, message_id: str, text: str, citations: list[Citation]) -> list[Citation]:
