@@ -2,6 +2,16 @@
 
 `cite(events)` wraps any stream of `ag_ui.core` events; `instrument(agent)` turns a
 framework's agent into one that sends `moca.citations`, through that framework's adapter.
+
+The data path, one module each:
+  tool result  -> `_extract` reads a Reader result's records and compact results
+               -> `_run.CitationRun.capture` keeps them for this run only
+  run ledger   -> `_ledger` numbers each entry (node and span) in the order the model saw it
+  resolution   -> `_references` finds refs and markers in the answer; `_run` resolves
+                  them to records the run captured (`lookup` for compact results)
+  event        -> `_citations` builds one `moca.citations` event per assistant message
+  placement    -> `_follow` reads the stream as @ag-ui/client does; `_stream.cite` sends
+                  each event after its message ends and before RUN_FINISHED
 """
 
 from importlib.metadata import version as _version

@@ -6,7 +6,7 @@ import copy
 import hashlib
 import json
 import re
-from collections.abc import AsyncIterable, Iterable
+from collections.abc import AsyncIterable, Iterable, Sequence
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
@@ -16,6 +16,7 @@ import jsonschema
 import regress
 from ag_ui.core import BaseEvent
 from ag_ui_validate.pytest_plugin import assert_valid_agui
+from pydantic import BaseModel
 from referencing import Registry, Resource
 
 import moca_agui
@@ -75,6 +76,57 @@ def record(
 
 def ref(rec: dict[str, Any]) -> str:
     return str(rec["node"]["ref"])
+
+
+def compact(rec: dict[str, Any], **fields: Any) -> dict[str, Any]:
+    """The reference Reader's compact search result for a record (the fields of
+    ../shared/reference-reader/search_compact.json, `text` aside), changed by `fields`."""
+    trust = rec["trust"]
+    return {
+        "ref": rec["node"]["ref"],
+        "title": rec["node"].get("title"),
+        "score": 1.0,
+        "status": trust["status"],
+        "stale": trust["stale"],
+        "inForce": trust["inForce"],
+        "superseded": trust["superseded"],
+        "signed": rec["package"]["signed"],
+        "evidenceMatched": None,
+        **fields,
+    }
+
+
+def run_input(
+    question: str = "What do your sources say?",
+    run_id: str = "run-1",
+    *,
+    thread_id: str = "thread-1",
+    history: Sequence[object] = (),
+) -> dict[str, Any]:
+    """A RunAgentInput as a client POSTs it (camelCase): `history`, then the question."""
+    messages = [
+        m.model_dump(mode="json", by_alias=True, exclude_none=True) if isinstance(m, BaseModel)
+        else m
+        for m in history
+    ]  # fmt: skip
+    messages.append({"id": f"user-{run_id}", "role": "user", "content": question})
+    return {
+        "threadId": thread_id,
+        "runId": run_id,
+        "state": {},
+        "messages": messages,
+        "tools": [],
+        "context": [],
+        "forwardedProps": {},
+    }
+
+
+def parse_sse(body: str) -> list[dict[str, Any]]:
+    """The events of an SSE answer in which every event is one `data:` line, as every
+    AG-UI emitter these tests serve writes it (anything else fails the test)."""
+    frames = [frame for frame in body.replace("\r\n", "\n").split("\n\n") if frame.strip()]
+    assert all(frame.startswith("data: ") and "\n" not in frame for frame in frames), frames
+    return [json.loads(frame.removeprefix("data: ")) for frame in frames]
 
 
 def wire(event: BaseEvent) -> dict[str, Any]:

@@ -13,7 +13,7 @@ import pytest
 from ag_ui.encoder import EventEncoder
 
 from moca_agui.client import Conversation, render_record, safe_url, trust_badges
-from support import record, record_validator, ref
+from support import parse_sse, record, record_validator, ref
 
 from .streams import answer, assert_passed_through, cite_all, cited_records, reader_call, run
 
@@ -128,9 +128,8 @@ async def over_the_wire() -> Conversation:
     encoder = EventEncoder()
     wire = "".join([encoder.encode(event) for event in await cite_all(hostile_run())])
     conversation = Conversation()
-    for frame in wire.split("\n\n"):
-        if frame:
-            conversation.feed(json.loads(frame.removeprefix("data: ")))
+    for event in parse_sse(wire):
+        conversation.feed(event)
     return conversation
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from support import record, ref
+from support import compact, record, ref
 
 from .streams import (
     answer,
@@ -32,7 +32,7 @@ TIMEOUT = 0.05
 
 def compact_results(records: list[dict[str, Any]]) -> str:
     """`moca_search` in its default detail: compact results, not citation records."""
-    results = [{"ref": ref(r), "title": r["node"]["title"], "status": "stable"} for r in records]
+    results = [compact(r) for r in records]
     return json.dumps({"query": "refunds", "results": results})
 
 

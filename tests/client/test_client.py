@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-import json
 import logging
 import re
 from html.parser import HTMLParser
@@ -22,8 +21,7 @@ from moca_agui.client import (
 )
 from moca_agui.demo.frameworks.ag_ui import build_app
 from moca_agui.demo.reader import DemoReader, load_records
-from moca_agui.demo.server import run_input
-from support import example_record, hostile_record, record
+from support import example_record, hostile_record, parse_sse, record, run_input
 
 HANDBOOK = "https://example.org/moca/fernhollow-apiary@3.0.0#"
 RECORDS = {r["node"]["path"]: r for r in load_records()[1]}
@@ -57,10 +55,7 @@ async def test_a_demo_run_attaches_its_sources_to_its_message() -> None:
     transport = httpx.ASGITransport(app=build_app(DemoReader()))
     async with httpx.AsyncClient(transport=transport, base_url="http://demo") as client:
         response = await client.post("/", json=run_input("Do I need to register my hives?"))
-    events = [
-        json.loads(line.removeprefix("data: ")) for line in response.text.split("\n\n") if line
-    ]
-    conversation = fed(events)
+    conversation = fed(parse_sse(response.text))
     (message,) = conversation.messages()
     assert message.text.startswith("Yes. Register every apiary")
     assert [(c.marker, c.ref) for c in message.citations or ()] == [

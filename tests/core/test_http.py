@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import httpx
 from ag_ui.core import RunAgentInput
 from ag_ui.encoder import EventEncoder
@@ -12,7 +10,7 @@ from fastapi.responses import StreamingResponse
 
 import moca_agui
 from streams import message, run, source, tool_call
-from support import assert_valid_stream, citation_events, record, ref, types
+from support import assert_valid_stream, citation_events, parse_sse, record, ref, run_input, types
 
 A = record("a.md")
 
@@ -44,25 +42,11 @@ def app_with(run_agent) -> FastAPI:
     return app
 
 
-def run_input(question: str) -> dict:
-    return {
-        "threadId": "thread-1",
-        "runId": "run-1",
-        "state": {},
-        "messages": [{"id": "u1", "role": "user", "content": question}],
-        "tools": [],
-        "context": [],
-        "forwardedProps": {},
-    }
-
-
 async def post(app: FastAPI, question: str) -> tuple[httpx.Response, list[dict]]:
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
         response = await client.post("/", json=run_input(question))
-    lines = [line for line in response.text.split("\n\n") if line]
-    assert all(line.startswith("data: ") for line in lines)
-    return response, [json.loads(line.removeprefix("data: ")) for line in lines]
+    return response, parse_sse(response.text)
 
 
 async def test_the_one_line_change_adds_the_event_to_the_sse_stream():

@@ -20,7 +20,7 @@ import pytest
 from moca_agui.check import check_events
 from moca_agui.demo.model import KNOWN_QUESTIONS
 from moca_agui.demo.server import FRAMEWORKS, FrameworkUnavailable, ask, build, load_framework
-from support import ROOT, assert_valid_stream, citation_events
+from support import ROOT, assert_valid_stream, citation_events, parse_sse, run_input
 
 MOCA_AGUI = str(Path(sys.executable).with_name("moca-agui"))
 HANDBOOK = "https://example.org/moca/fernhollow-apiary@3.0.0#"
@@ -193,17 +193,9 @@ def test_without_a_question_it_serves_the_page_and_the_endpoint() -> None:
         assert module == (ROOT / "js/index.js").read_bytes()
         icon = httpx.get(base + "/favicon.ico", timeout=5)  # browsers ask for it: no 404
         assert (icon.status_code, icon.content) == (204, b"")
-        body = {
-            "threadId": "t",
-            "runId": "r",
-            "state": {},
-            "tools": [],
-            "context": [],
-            "forwardedProps": {},
-            "messages": [{"id": "u", "role": "user", "content": "How do I treat varroa mites?"}],
-        }
-        answer = httpx.post(base + "/", json=body, timeout=30)  # fmt: skip
-        events = [json.loads(chunk[6:]) for chunk in answer.text.split("\n\n") if chunk]
+        body = run_input("How do I treat varroa mites?")
+        answer = httpx.post(base + "/", json=body, timeout=30)
+        events = parse_sse(answer.text)
         assert check_events(events) == []
         assert len(citation_events(events)) == 1
     finally:

@@ -10,13 +10,13 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import httpx
-from ag_ui.core import RunAgentInput, UserMessage
 from ag_ui_langgraph import LangGraphAgent, add_langgraph_fastapi_endpoint
 from fastapi import FastAPI
 from langchain.agents import create_agent
 from langgraph.checkpoint.memory import InMemorySaver
 
 import moca_agui
+from support import parse_sse
 
 #: Events of LangGraph's own bookkeeping, left out of the event orders the tests assert.
 NOISE = {"RAW", "STATE_SNAPSHOT", "STEP_STARTED", "STEP_FINISHED", "TEXT_MESSAGE_CONTENT"}
@@ -49,41 +49,12 @@ def app_for(served: LangGraphAgent) -> FastAPI:
     return app
 
 
-def run_input(
-    question: str = "What do the nodes say?",
-    *,
-    thread_id: str = "thread-1",
-    run_id: str = "run-1",
-    history: Sequence[Any] = (),
-) -> dict[str, Any]:
-    messages = [*history, UserMessage(id=f"user-{run_id}", role="user", content=question)]
-    body = RunAgentInput(
-        thread_id=thread_id,
-        run_id=run_id,
-        state={},
-        messages=messages,
-        tools=[],
-        context=[],
-        forwarded_props={},
-    )
-    return body.model_dump(mode="json", by_alias=True, exclude_none=True)
-
-
 async def post(app: FastAPI, body: dict[str, Any]) -> list[dict[str, Any]]:
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://kb.test") as client:
         response = await client.post("/", json=body, headers={"accept": "text/event-stream"})
     response.raise_for_status()
     return parse_sse(response.text)
-
-
-def parse_sse(text: str) -> list[dict[str, Any]]:
-    return [
-        json.loads(line[len("data: ") :])
-        for block in text.split("\n\n")
-        for line in block.splitlines()
-        if line.startswith("data: ")
-    ]
 
 
 def order(stream: Iterable[dict[str, Any]]) -> list[str]:

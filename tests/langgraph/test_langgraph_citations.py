@@ -21,7 +21,6 @@ from lg_service import (
     order,
     plain_agent,
     post,
-    run_input,
     snapshot_messages,
     text_message_ids,
 )
@@ -31,6 +30,7 @@ from support import (
     assert_valid_stream,
     citation_events,
     ref,
+    run_input,
     without_citations,
 )
 

@@ -15,9 +15,9 @@ import uvicorn
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import tool
 from lg_chat import Call, Say, StreamingChatModel
-from lg_service import agent, app_for, parse_sse, run_input
+from lg_service import agent, app_for
 
-from support import assert_valid_stream, citation_events, record, ref
+from support import assert_valid_stream, citation_events, parse_sse, record, ref, run_input
 
 A, B = record("a.md"), record("b.md")
 BY_THREAD = {"thread-a": A, "thread-b": B}

@@ -11,11 +11,11 @@ import pytest
 from ag_ui_langgraph import LangGraphAgent
 from lg_chat import Say, StreamingChatModel
 from lg_reader import SEARCH, A, moca_search
-from lg_service import app_for, plain_agent, post, run_input
+from lg_service import app_for, plain_agent, post
 
 import moca_agui
 from moca_agui.adapters.langgraph import CitingAgent
-from support import assert_valid_stream, citation_events
+from support import assert_valid_stream, citation_events, run_input
 
 SCRIPT = [[SEARCH], [Say("Water [1].")]]
 

@@ -10,9 +10,9 @@ import pytest
 from langchain_core.tools import tool
 from lg_chat import Call, Say, ScriptedChatModel, StreamingChatModel
 from lg_reader import A, B, C
-from lg_service import agent, app_for, post, run_input
+from lg_service import agent, app_for, post
 
-from support import assert_valid_stream, citation_events
+from support import assert_valid_stream, citation_events, run_input
 
 
 def reverse_finishing_reader() -> list[Any]:

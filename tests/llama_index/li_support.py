@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,7 +16,7 @@ from llama_index.core.workflow import Workflow
 from llama_index.protocols.ag_ui.agent import AGUIChatWorkflow
 from llama_index.protocols.ag_ui.router import get_ag_ui_workflow_router
 
-from support import assert_valid_stream
+from support import assert_valid_stream, parse_sse, run_input
 
 #: An argument value the scripted model replaces with the user's question.
 QUESTION = "<the user's question>"
@@ -121,28 +120,6 @@ def app_of(factory: Callable[[], Awaitable[Workflow]]) -> FastAPI:
     return app
 
 
-def run_input(
-    question: str = "How long is the refund window?",
-    run_id: str = "run-1",
-    history: Sequence[dict[str, Any]] = (),
-) -> dict[str, Any]:
-    return {
-        "threadId": "thread-1",
-        "runId": run_id,
-        "state": {},
-        "messages": [*history, {"id": f"user-{run_id}", "role": "user", "content": question}],
-        "tools": [],
-        "context": [],
-        "forwardedProps": {},
-    }
-
-
-def parse_sse(body: str) -> list[dict[str, Any]]:
-    frames = [frame for frame in body.split("\n\n") if frame.strip()]
-    assert all(frame.startswith("data: ") for frame in frames), frames
-    return [json.loads(frame.removeprefix("data: ")) for frame in frames]
-
-
 async def post(
     target: FastAPI | str,
     question: str = "How long is the refund window?",
@@ -158,7 +135,7 @@ async def post(
         transport = httpx.ASGITransport(app=target, raise_app_exceptions=raise_app_exceptions)
         client = httpx.AsyncClient(transport=transport, base_url="http://test")
     async with client:
-        response = await client.post("/run", json=run_input(question, run_id, history))
+        response = await client.post("/run", json=run_input(question, run_id, history=history))
     assert response.status_code == 200, response.text
     assert response.headers["content-type"].startswith("text/event-stream")
     stream = parse_sse(response.text)

@@ -17,6 +17,9 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 from mcp.types import CallToolResult, TextContent
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # a process of its own: tests/
+from support import compact
+
 RECORDS: list[dict[str, Any]] = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
 BY_REF = {rec["node"]["ref"]: rec for rec in RECORDS}
 
@@ -27,21 +30,6 @@ def answer(value: object) -> CallToolResult:
     text = json.dumps(value, indent=2, ensure_ascii=False)
     is_error = isinstance(value, dict) and "error" in value
     return CallToolResult(content=[TextContent(type="text", text=text)], is_error=is_error)
-
-
-def compact(rec: dict[str, Any]) -> dict[str, Any]:
-    trust = rec["trust"]
-    return {
-        "ref": rec["node"]["ref"],
-        "title": rec["node"].get("title"),
-        "score": 1.0,
-        "status": trust["status"],
-        "stale": trust["stale"],
-        "inForce": trust["inForce"],
-        "superseded": trust["superseded"],
-        "signed": rec["package"]["signed"],
-        "evidenceMatched": None,
-    }
 
 
 @server.tool()

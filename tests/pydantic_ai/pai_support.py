@@ -20,7 +20,16 @@ from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 from pydantic_ai.ui.ag_ui import AGUIAdapter
 
 import moca_agui
-from support import assert_valid_stream, record, ref, types, without_citations
+from support import (
+    assert_valid_stream,
+    compact,
+    parse_sse,
+    record,
+    ref,
+    run_input,
+    types,
+    without_citations,
+)
 
 A = record("a.md")
 B = record("b.md")
@@ -83,22 +92,6 @@ def scripted(script: Script | Callable[[str], Script]) -> FunctionModel:
 # -- a Reader, as in-process tools ------------------------------------------------------
 
 
-def compact(rec: dict[str, Any]) -> dict[str, Any]:
-    """The reference Reader's compact search result for a record."""
-    trust = rec["trust"]
-    return {
-        "ref": rec["node"]["ref"],
-        "title": rec["node"]["title"],
-        "score": 1.0,
-        "status": trust["status"],
-        "stale": trust["stale"],
-        "inForce": trust["inForce"],
-        "superseded": trust["superseded"],
-        "signed": rec["package"]["signed"],
-        "evidenceMatched": None,
-    }
-
-
 class Reader:
     """Tools named and shaped like the reference Reader's, returning Python values."""
 
@@ -144,18 +137,6 @@ def dispatch_app(
     return app
 
 
-def run_input(question: str, run_id: str = "run-1") -> dict[str, Any]:
-    return {
-        "threadId": "thread-1",
-        "runId": run_id,
-        "state": {},
-        "messages": [{"id": "user-1", "role": "user", "content": question}],
-        "tools": [],
-        "context": [],
-        "forwardedProps": {},
-    }
-
-
 async def post(app: Any, question: str, run_id: str = "run-1") -> list[dict[str, Any]]:
     """POST one AG-UI run; the SSE events, parsed."""
     transport = httpx.ASGITransport(app=app)
@@ -165,9 +146,7 @@ async def post(app: Any, question: str, run_id: str = "run-1") -> list[dict[str,
         )
     assert response.status_code == 200, response.text
     assert response.headers["content-type"].startswith("text/event-stream")
-    chunks = [chunk for chunk in response.text.split("\n\n") if chunk.strip()]
-    assert all(chunk.startswith("data: ") for chunk in chunks), chunks
-    return [json.loads(chunk.removeprefix("data: ")) for chunk in chunks]
+    return parse_sse(response.text)
 
 
 def cited(the_agent: Agent[Any, Any], **options: Any) -> FastAPI:

@@ -16,12 +16,12 @@ import pytest
 from ag_ui.core import BaseEvent, CustomEvent, EventType, RunAgentInput
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
-from pai_support import A, Call, Reader, agent, answer_ids, dispatch_app, post, run_input, scripted
+from pai_support import A, Call, Reader, agent, answer_ids, dispatch_app, post, scripted
 from pydantic_ai.ui.ag_ui import AGUIAdapter, AGUIEventStream
 
 import moca_agui
 from moca_agui.adapters.pydantic_ai import CitingAdapter
-from support import assert_valid_stream, citation_events, ref, types
+from support import assert_valid_stream, citation_events, ref, run_input, types
 
 
 def reader_agent() -> Any:
