@@ -16,7 +16,10 @@ from langchain.agents import create_agent
 from langgraph.checkpoint.memory import InMemorySaver
 
 import moca_agui
-from support import parse_sse
+
+# tests/support.py's helpers, also importable from here (as tests written earlier do)
+from support import parse_sse as parse_sse
+from support import run_input as run_input
 
 #: Events of LangGraph's own bookkeeping, left out of the event orders the tests assert.
 NOISE = {"RAW", "STATE_SNAPSHOT", "STEP_STARTED", "STEP_FINISHED", "TEXT_MESSAGE_CONTENT"}

@@ -11,11 +11,18 @@ from typing import Any
 from langchain_core.messages import BaseMessage, ToolMessage
 from langchain_core.tools import StructuredTool, tool
 from lg_chat import Call, Say, StreamingChatModel, Turn
-from lg_service import agent, app_for, post, run_input
+from lg_service import agent, app_for, post
 
 import moca_agui
 from moca_agui.check import check_events
-from support import assert_valid_stream, citation_events, cited_as_shown, copied_answer, record
+from support import (
+    assert_valid_stream,
+    citation_events,
+    cited_as_shown,
+    copied_answer,
+    record,
+    run_input,
+)
 
 A, B, C, D = record("a.md"), record("b.md"), record("c.md"), record("d.md")
 COPY: Turn = [Say("<copy>")]  # this turn writes what the model read, copying its numbers

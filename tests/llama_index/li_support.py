@@ -16,7 +16,11 @@ from llama_index.core.workflow import Workflow
 from llama_index.protocols.ag_ui.agent import AGUIChatWorkflow
 from llama_index.protocols.ag_ui.router import get_ag_ui_workflow_router
 
-from support import assert_valid_stream, parse_sse, run_input
+from support import assert_valid_stream
+
+# tests/support.py's helpers, also importable from here (as tests written earlier do)
+from support import parse_sse as parse_sse
+from support import run_input as run_input
 
 #: An argument value the scripted model replaces with the user's question.
 QUESTION = "<the user's question>"

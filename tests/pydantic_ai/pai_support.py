@@ -20,16 +20,12 @@ from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 from pydantic_ai.ui.ag_ui import AGUIAdapter
 
 import moca_agui
-from support import (
-    assert_valid_stream,
-    compact,
-    parse_sse,
-    record,
-    ref,
-    run_input,
-    types,
-    without_citations,
-)
+from support import assert_valid_stream, record, ref, types, without_citations
+
+# tests/support.py's helpers, also importable from here (as tests written earlier do)
+from support import compact as compact
+from support import parse_sse as parse_sse
+from support import run_input as run_input
 
 A = record("a.md")
 B = record("b.md")
