@@ -91,3 +91,26 @@ def test_the_demo_reader_explains_itself() -> None:
     bogus = run(sys.executable, "-m", "moca_agui.demo.reader", "--bogus")
     assert bogus.returncode == 2
     assert bogus.stderr.splitlines()[-1].endswith("unrecognized arguments: --bogus")
+
+
+def test_the_demo_reader_started_on_a_terminal_says_it_waits_for_a_client() -> None:
+    """Started by hand it is not hung: it says it is an MCP server waiting on stdin."""
+    import os
+    import pty
+
+    leader, follower = pty.openpty()
+    reader = subprocess.Popen(
+        [sys.executable, "-m", "moca_agui.demo.reader"],
+        stdin=follower, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    os.close(follower)
+    try:
+        assert reader.stderr is not None
+        assert reader.stderr.readline() == (
+            "moca_agui.demo.reader: an MCP server on stdio, waiting for an MCP client; "
+            "Ctrl-C stops it (--help: how to connect)\n"
+        )
+    finally:
+        reader.terminate()
+        reader.wait(timeout=30)
+        os.close(leader)
