@@ -44,8 +44,8 @@ def moca_instrument(target: object, options: CitationOptions) -> object | None:
 
 @hookimpl
 def moca_numbered(target: object, name: str | None) -> object | None:
-    core = sys.modules.get("agent_framework")
-    if core is None or not isinstance(target, core.FunctionTool):
+    tool = getattr(sys.modules.get("agent_framework"), "FunctionTool", None)
+    if tool is None or not isinstance(target, tool):  # not imported, or not the framework
         return None
     from .agent_framework import numbered_tool
 

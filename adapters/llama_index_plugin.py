@@ -83,8 +83,8 @@ def _is_factory(target: object) -> TypeGuard[Callable[[], Any]]:
 
 @hookimpl
 def moca_numbered(target: object) -> object | None:
-    tools = sys.modules.get("llama_index.core.tools")
-    if tools is not None and isinstance(target, tools.FunctionTool):
+    tool = getattr(sys.modules.get("llama_index.core.tools"), "FunctionTool", None)
+    if tool is not None and isinstance(target, tool):
         from ._llama_index_numbered import numbered_tool
 
         numbered: object = numbered_tool(target)
