@@ -22,7 +22,8 @@ from google.genai import types
 
 import moca_agui
 from moca_agui.check import check_events
-from support import assert_valid_stream, record, ref, without_citations
+from support import assert_valid_stream, compact, record, ref, without_citations
+from support import run_input as shared_run_input
 from support import types as kinds
 
 __all__ = ["A", "B", "C", "Call", "Reader", "Scripted", "answer_ids", "kinds", "post"]
@@ -101,22 +102,6 @@ def _question(contents: list[types.Content]) -> tuple[str, int]:
 # -- a Reader, as function tools --------------------------------------------------------
 
 
-def compact(rec: dict[str, Any]) -> dict[str, Any]:
-    """The reference Reader's compact search result for a record."""
-    trust = rec["trust"]
-    return {
-        "ref": rec["node"]["ref"],
-        "title": rec["node"]["title"],
-        "score": 1.0,
-        "status": trust["status"],
-        "stale": trust["stale"],
-        "inForce": trust["inForce"],
-        "superseded": trust["superseded"],
-        "signed": rec["package"]["signed"],
-        "evidenceMatched": None,
-    }
-
-
 class Reader:
     """Tools named and shaped like the reference Reader's, returning Python values."""
 
@@ -169,16 +154,8 @@ def run_input(
 ) -> dict[str, Any]:
     """One user message after `history`, on a new thread unless `thread_id` is given (the
     default session service is shared by every `ADKAgent` of the process)."""
-    messages = [*history, {"id": f"user-{run_id}", "role": "user", "content": question}]
-    return {
-        "threadId": thread_id or f"thread-{uuid.uuid4().hex}",
-        "runId": run_id,
-        "state": {},
-        "messages": messages,
-        "tools": [],
-        "context": [],
-        "forwardedProps": {},
-    }
+    thread_id = thread_id or f"thread-{uuid.uuid4().hex}"
+    return shared_run_input(question, run_id, thread_id=thread_id, history=history)
 
 
 async def post(app: Any, question: str, **kw: Any) -> list[dict[str, Any]]:

@@ -23,6 +23,7 @@ import moca_agui
 from moca_agui.check import check_events
 from moca_agui.demo.frameworks.agent_framework import ScriptedChatClient, endpoint_options
 from support import assert_valid_stream, record, ref, without_citations
+from support import run_input as shared_run_input
 
 A = record("a.md")
 B = record("b.md")
@@ -94,15 +95,8 @@ def cited(agent: Agent[Any], **options: Any) -> FastAPI:
 
 def run_input(question: str) -> dict[str, Any]:
     """A RunAgentInput with a fresh thread (the framework keeps a session per thread)."""
-    return {
-        "threadId": f"thread-{uuid.uuid4().hex[:8]}",
-        "runId": f"run-{uuid.uuid4().hex[:8]}",
-        "state": {},
-        "messages": [{"id": "user-1", "role": "user", "content": question}],
-        "tools": [],
-        "context": [],
-        "forwardedProps": {},
-    }
+    fresh = uuid.uuid4().hex[:8]
+    return shared_run_input(question, f"run-{fresh}", thread_id=f"thread-{fresh}")
 
 
 async def post_raw(app: FastAPI, question: str) -> str:

@@ -22,6 +22,10 @@ import moca_agui
 from moca_agui.check import check_events
 from support import assert_valid_stream, copied_answer, record, ref, without_citations
 
+# tests/support.py's helpers, also importable from here (as tests written earlier do)
+from support import parse_sse as parse_sse
+from support import run_input as run_input
+
 A = record("a.md")
 B = record("b.md")
 C = record("c.md")
@@ -160,24 +164,6 @@ def app_for(agent: StrandsAgent) -> FastAPI:
     return app
 
 
-def run_input(question: str, thread_id: str = "thread-1", run_id: str = "run-1") -> dict[str, Any]:
-    return {
-        "threadId": thread_id,
-        "runId": run_id,
-        "state": {},
-        "messages": [{"id": f"user-{run_id}", "role": "user", "content": question}],
-        "tools": [],
-        "context": [],
-        "forwardedProps": {},
-    }
-
-
-def parse_sse(body: str) -> list[dict[str, Any]]:
-    chunks = [chunk for chunk in body.split("\n\n") if chunk.strip()]
-    assert all(chunk.startswith("data: ") for chunk in chunks), chunks
-    return [json.loads(chunk.removeprefix("data: ")) for chunk in chunks]
-
-
 async def post(
     app: Any,
     question: str,
@@ -195,7 +181,7 @@ async def post(
     async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
         response = await client.post(
             "/",
-            json=run_input(question, thread_id, run_id),
+            json=run_input(question, run_id, thread_id=thread_id),
             headers={"accept": "text/event-stream"},
         )
     assert response.status_code == 200, response.text
