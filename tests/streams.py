@@ -1,4 +1,4 @@
-"""Small builders of AG-UI event streams for the core tests."""
+"""Small builders of AG-UI event streams for the tests, and generated ones (hypothesis)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,16 @@ from typing import Any
 
 from ag_ui.core import (
     BaseEvent,
+    CustomEvent,
+    EventType,
+    RawEvent,
     RunErrorEvent,
     RunFinishedEvent,
     RunStartedEvent,
+    StateDeltaEvent,
+    StepFinishedEvent,
+    StepStartedEvent,
+    TextMessageChunkEvent,
     TextMessageContentEvent,
     TextMessageEndEvent,
     TextMessageStartEvent,
@@ -19,7 +26,10 @@ from ag_ui.core import (
     ToolCallResultEvent,
     ToolCallStartEvent,
 )
+from hypothesis import strategies as st
 from pydantic import BaseModel
+
+from support import record, ref
 
 
 def run_started(run_id: str = "run-1") -> BaseEvent:
@@ -67,3 +77,85 @@ def run(*parts: BaseEvent | Iterable[BaseEvent], run_id: str = "run-1") -> list[
 async def source(events: Iterable[BaseEvent]) -> AsyncIterator[BaseEvent]:
     for event in events:
         yield event
+
+
+# -- generated streams (hypothesis) -------------------------------------------------------
+
+#: The records generated streams' tools return.
+GENERATED_POOL = [record("a.md"), record("b.md"), record("c.md")]
+_fragment = st.one_of(
+    st.sampled_from([ref(r) for r in GENERATED_POOL]),
+    st.sampled_from(["[1]", "[2]", "[3]", "[4]"]),
+    st.sampled_from(["refunds", "see", "(", ")", ".", "\n"]),
+)
+_words = st.lists(_fragment, max_size=5).map(" ".join)
+#: One step of a generated stream: a tool call, a message, a chunk continuation, an
+#: event between, or the end of a run.
+generated_step = st.one_of(
+    st.tuples(
+        st.just("tool"),
+        st.sampled_from(["moca_search", "moca_get_node", "web_search"]),
+        st.lists(st.sampled_from(GENERATED_POOL), min_size=1, max_size=3),
+    ),
+    st.tuples(
+        st.just("message"),
+        st.sampled_from(["m1", "m2", "m3"]),  # reopened ids too
+        st.sampled_from(["assistant", "assistant", "user"]),
+        st.lists(_words, min_size=1, max_size=3),
+        st.sampled_from(["pairs", "chunks"]),
+    ),
+    st.tuples(st.just("continue"), _words),  # a chunk without messageId
+    st.tuples(st.just("between"), st.sampled_from(["step", "raw", "state", "custom"])),
+    st.tuples(st.just("end"), st.sampled_from(["finished", "error"])),
+)
+
+
+def _between(kind: str, index: int) -> list[BaseEvent]:
+    if kind == "step":
+        return [StepStartedEvent(step_name=f"s{index}"), StepFinishedEvent(step_name=f"s{index}")]
+    if kind == "raw":
+        return [RawEvent(event={"n": index})]
+    if kind == "state":
+        return [StateDeltaEvent(delta=[])]
+    return [CustomEvent(type=EventType.CUSTOM, name="other", value=index)]
+
+
+def generated_run(steps: list[Any]) -> list[BaseEvent]:
+    """Runs of the steps: a new run after each end, message ids unique to their run."""
+    events: list[BaseEvent] = []
+    runs = 0
+
+    def start() -> None:
+        nonlocal runs
+        runs += 1
+        events.append(RunStartedEvent(thread_id="t", run_id=f"r{runs}"))
+
+    start()
+    for index, (kind, *body) in enumerate(steps):
+        if kind == "tool":
+            name, records = body
+            result = records[0] if name == "moca_get_node" else {"query": "q", "results": records}
+            events.extend(tool_call(f"call-{index}", name, result))
+        elif kind == "message":
+            message_id, role, deltas, style = body
+            message_id = f"r{runs}-{message_id}"
+            if style == "pairs":
+                events.append(TextMessageStartEvent(message_id=message_id, role=role))
+                events.extend(TextMessageContentEvent(message_id=message_id, delta=f" {d}")
+                              for d in deltas)  # fmt: skip
+                events.append(TextMessageEndEvent(message_id=message_id))
+            else:
+                events.append(TextMessageChunkEvent(message_id=message_id, role=role,
+                                                    delta=f" {deltas[0]}"))  # fmt: skip
+                events.extend(TextMessageChunkEvent(delta=f" {d}") for d in deltas[1:])
+        elif kind == "continue":
+            events.append(TextMessageChunkEvent(delta=f" {body[0]}"))
+        elif kind == "between":
+            events.extend(_between(body[0], index))
+        else:
+            end = RunFinishedEvent if body[0] == "finished" else RunErrorEvent
+            events.append(end(thread_id="t", run_id=f"r{runs}") if body[0] == "finished"
+                          else end(message="boom"))  # fmt: skip
+            start()
+    events.append(RunFinishedEvent(thread_id="t", run_id=f"r{runs}"))
+    return events
