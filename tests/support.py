@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import copy
+import gc
 import hashlib
 import json
 import re
-from collections.abc import AsyncIterable, Iterable, Sequence
+import subprocess
+import sys
+from collections.abc import AsyncIterable, Callable, Iterable, Sequence
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
@@ -250,3 +254,33 @@ def cited_as_shown(answer: str, *records: dict[str, Any]) -> list[dict[str, Any]
     pairs = dict.fromkeys(re.findall(r"(\S+\.md) (\[\d+\])", answer))
     assert pairs, answer
     return [{"marker": marker, "record": by_path[path]} for path, marker in pairs]
+
+
+MOCA_AGUI = str(Path(sys.executable).with_name("moca-agui"))
+#: Where the demo's handbook nodes live (`HANDBOOK + "hive-registration.md"` is a ref).
+HANDBOOK = "https://example.org/moca/fernhollow-apiary@3.0.0#"
+
+
+def demo_printed(framework: str, question: str) -> list[dict[str, Any]]:
+    """The events `moca-agui demo --framework F --question Q` prints; it must exit 0."""
+    done = subprocess.run(
+        [MOCA_AGUI, "demo", "--framework", framework, "--question", question],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def other_tasks(baseline: set[asyncio.Task[Any]]) -> set[asyncio.Task[Any]]:
+    """The tasks still running that were not running at `baseline`."""
+    return {t for t in asyncio.all_tasks() if t not in baseline and not t.done()}
+
+
+async def settled(condition: Callable[[], bool], seconds: float = 10.0) -> bool:
+    """Wait (collecting garbage) until `condition` holds; False if it never does."""
+    for _ in range(int(seconds / 0.01)):
+        gc.collect()
+        if condition():
+            return True
+        await asyncio.sleep(0.01)
+    return condition()

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import json
 import socket
 import weakref
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
@@ -23,7 +22,7 @@ from starlette.responses import StreamingResponse
 from starlette.routing import Route
 
 import moca_agui
-from support import record, ref
+from support import other_tasks, record, ref, settled
 
 from .streams import answer, reader_call, run
 
@@ -51,20 +50,6 @@ class Agent:
                 self.sent += 1
         finally:
             self.closed = True
-
-
-def other_tasks(baseline: set[asyncio.Task[Any]]) -> set[asyncio.Task[Any]]:
-    return {t for t in asyncio.all_tasks() if t not in baseline and not t.done()}
-
-
-async def settled(condition: Callable[[], bool], seconds: float = 5.0) -> bool:
-    """Wait (collecting garbage) until `condition` holds; False if it never does."""
-    for _ in range(int(seconds / 0.01)):
-        gc.collect()
-        if condition():
-            return True
-        await asyncio.sleep(0.01)
-    return condition()
 
 
 async def test_aclose_mid_stream_closes_the_agent_stream() -> None:

@@ -7,9 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,10 +17,8 @@ import moca_agui
 from moca_agui.check import check_events
 from moca_agui.demo.model import KNOWN_QUESTIONS
 from moca_agui.demo.server import ask, build
-from support import assert_valid_stream, citation_events, types
+from support import HANDBOOK, assert_valid_stream, citation_events, demo_printed, types
 
-MOCA_AGUI = str(Path(sys.executable).with_name("moca-agui"))
-HANDBOOK = "https://example.org/moca/fernhollow-apiary@3.0.0#"
 EVENT = TypeAdapter(Event)
 
 
@@ -49,12 +44,7 @@ def test_every_answer_passes_every_check(question: str) -> None:
 
 
 def test_the_cli_prints_the_cited_ag2_stream() -> None:
-    done = subprocess.run(
-        [MOCA_AGUI, "demo", "--framework", "ag2", "--question", "Do I need to register my hives?"],
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    events = [json.loads(line) for line in done.stdout.splitlines()]
+    events = demo_printed("ag2", "Do I need to register my hives?")
     assert types(events) == [
         "RUN_STARTED", "TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_RESULT",
         "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END",

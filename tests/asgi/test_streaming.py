@@ -21,7 +21,15 @@ from moca_agui._sse import SSECitations
 from moca_agui.asgi import CitationMiddleware
 from moca_agui.demo.server import served
 from streams import message, run, tool_call
-from support import assert_valid_stream, citation_events, record, ref, types
+from support import (
+    assert_valid_stream,
+    citation_events,
+    other_tasks,
+    record,
+    ref,
+    settled,
+    types,
+)
 
 A = record("a.md")
 EVENTS = run(tool_call("c1", "moca_get_node", A), message("m1", f"Per {ref(A)}.", " Done."))
@@ -75,20 +83,6 @@ async def test_the_first_event_arrives_before_the_last_is_made() -> None:
     ]  # fmt: skip
     assert_valid_stream(received)
     assert [c["record"] for c in citation_events(received)[0]["citations"]] == [A]
-
-
-def other_tasks(baseline: set[asyncio.Task[Any]]) -> set[asyncio.Task[Any]]:
-    return {t for t in asyncio.all_tasks() if t not in baseline and not t.done()}
-
-
-async def settled(condition: Callable[[], bool], seconds: float = 10.0) -> bool:
-    """Wait (collecting garbage) until `condition` holds; False if it never does."""
-    for _ in range(int(seconds / 0.01)):
-        gc.collect()
-        if condition():
-            return True
-        await asyncio.sleep(0.01)
-    return condition()
 
 
 def live_citers() -> list[SSECitations]:
