@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,6 +13,8 @@ from pydantic import TypeAdapter
 from moca_agui._follow import Follower, StreamSink
 
 EVENT: TypeAdapter[Any] = TypeAdapter(Event)
+#: The chunk cases the real @ag-ui/client is tested against too (js/test/chunks.test.js).
+CHUNK_CASES = json.loads(Path(__file__).with_name("chunk-cases.json").read_text("utf-8"))
 
 
 class Recorder(StreamSink):
@@ -201,3 +205,18 @@ def test_malformed_fields_are_reported_not_applied() -> None:
         ("malformed", "TEXT_MESSAGE_CHUNK"),
         ("malformed", "TOOL_CALL_RESULT"),
     ]
+
+
+@pytest.mark.parametrize(
+    "case", CHUNK_CASES["cases"], ids=[c["name"] for c in CHUNK_CASES["cases"]]
+)
+def test_chunks_are_read_as_the_real_ag_ui_client_reads_them(case: dict[str, Any]) -> None:
+    texts: dict[str, str] = {}
+    rejected = False
+    for fact in follow(*case["events"]):
+        if fact[0] == "open":
+            texts.setdefault(fact[1], "")
+        elif fact[0] == "text":
+            texts[fact[1]] = texts.get(fact[1], "") + fact[2]
+        rejected = rejected or fact == ("rejected", "TEXT_MESSAGE_CHUNK")
+    assert ([list(m) for m in texts.items()], rejected) == (case["messages"], case["rejected"])
