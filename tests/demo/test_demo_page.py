@@ -510,6 +510,29 @@ def test_chunks_are_read_as_moca_agui_reads_them(browser: WebDriver, base_url: s
     assert [a.text for a in browser.find_elements(By.CSS_SELECTOR, "a.cite")] == ["[1]"]
 
 
+CHUNK_CASES = json.loads((ROOT / "tests/core/chunk-cases.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize(
+    "case", CHUNK_CASES["cases"], ids=[c["name"] for c in CHUNK_CASES["cases"]]
+)
+def test_the_page_ends_chunked_messages_where_ag_ui_client_does(
+    browser: WebDriver, base_url: str, case: dict[str, Any]
+) -> None:
+    """The chunk table the real @ag-ui/client and moca_agui's follower are tested against:
+    the page shows the answers moca_agui.client reads."""
+    open_page(browser, base_url)
+    page(browser, "arguments[0].forEach(handleEvent)", case["events"])
+    shown = [
+        (m.get_attribute("data-message-id"), m.find_element(By.CSS_SELECTOR, ".text").text)
+        for m in browser.find_elements(By.CSS_SELECTOR, ".message.assistant")
+    ]
+    conversation = Conversation()
+    for event in case["events"]:
+        conversation.feed(event)
+    assert shown == [(m.id, m.text) for m in conversation.messages() if m.text]
+
+
 def test_the_page_shows_the_badges_moca_agui_computes(browser: WebDriver, base_url: str) -> None:
     """The module the page runs computes every demo record's badges as moca_agui.client does
     (the shared case table, tests/client/client-cases.json, covers every rule)."""

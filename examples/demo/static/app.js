@@ -13,8 +13,20 @@ const subscriber = citations.subscriber();
 const messages = [];
 // Each shown answer: message id -> { bubble, text node, sources section, number }.
 const answers = new Map();
-// The message a TEXT_MESSAGE_CHUNK without messageId continues, until another event.
+// The message a TEXT_MESSAGE_CHUNK without messageId continues, until an event that ends it.
 let chunkId = null;
+// The events that end a chunked message, as @ag-ui/client's transformChunks (RAW,
+// ACTIVITY_*, SUBAGENT_* and unknown events leave it open); the table both are tested
+// against is tests/core/chunk-cases.json.
+const ENDS_CHUNKS = new Set([
+  "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "TOOL_CALL_START",
+  "TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_CHUNK", "TOOL_CALL_RESULT", "STATE_SNAPSHOT",
+  "STATE_DELTA", "CUSTOM", "STEP_STARTED", "STEP_FINISHED", "THINKING_START", "THINKING_END",
+  "THINKING_TEXT_MESSAGE_START", "THINKING_TEXT_MESSAGE_CONTENT", "THINKING_TEXT_MESSAGE_END",
+  "REASONING_START", "REASONING_MESSAGE_START", "REASONING_MESSAGE_CONTENT",
+  "REASONING_MESSAGE_END", "REASONING_MESSAGE_CHUNK", "REASONING_END", "RUN_STARTED",
+  "RUN_FINISHED", "RUN_ERROR", "MESSAGES_SNAPSHOT",
+]);
 
 // -- the DOM, text only ---------------------------------------------------------------------
 
@@ -167,7 +179,7 @@ function addText(id, role, delta) {
 
 /** Take in one AG-UI event, as @ag-ui/client applies it. */
 export function handleEvent(event) {
-  if (event.type !== "TEXT_MESSAGE_CHUNK") chunkId = null; // any other event ends a chunk run
+  if (ENDS_CHUNKS.has(event.type)) chunkId = null;
   switch (event.type) {
     case "TEXT_MESSAGE_START":
       addText(event.messageId, event.role, "");
