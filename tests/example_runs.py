@@ -17,8 +17,8 @@ import httpx
 
 from moca_agui.check import check_events
 from moca_agui.demo.model import KNOWN_QUESTIONS
-from moca_agui.demo.server import ask, build, run_input
-from support import ROOT, citation_events
+from moca_agui.demo.server import ask, build
+from support import ROOT, citation_events, parse_sse, run_input
 
 EXAMPLES = ROOT / "examples"
 OFF_TOPIC = "What is the capital of France?"
@@ -97,11 +97,7 @@ def post_question(url: str, question: str) -> list[dict[str, Any]]:
         url, json=run_input(question), headers={"Accept": "text/event-stream"}, timeout=120
     )
     answer.raise_for_status()
-    return [
-        json.loads(frame.removeprefix("data: "))
-        for frame in answer.text.split("\n\n")
-        if frame.startswith("data: ")
-    ]
+    return parse_sse(answer.text)
 
 
 def assert_serves_where_it_says(name: str) -> None:

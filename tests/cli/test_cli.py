@@ -7,14 +7,12 @@ import importlib.metadata
 import socket
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 import moca_agui
 from moca_agui.cli import main
-
-MOCA_AGUI = str(Path(sys.executable).with_name("moca-agui"))
+from support import MOCA_AGUI
 
 
 def run(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:

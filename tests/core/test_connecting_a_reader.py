@@ -13,9 +13,7 @@ from readme_code import run_block
 
 from moca_agui.demo.reader import DemoReader
 from streams import message, run, tool_call
-from support import citation_events, wire
-
-HANDBOOK = "https://example.org/moca/fernhollow-apiary@3.0.0#"
+from support import HANDBOOK, citation_events, wire
 
 
 async def run_agent(input_data: Any, session: Any) -> AsyncIterator[BaseEvent]:

@@ -20,12 +20,11 @@ from reference_calls import CALLS, IDS, answer, expected
 
 import moca_agui
 from moca_agui.demo.reader import DemoReader
-from support import citation_events
+from support import HANDBOOK, citation_events
 
 mcp_tools = pytest.importorskip(
     "llama_index.tools.mcp", reason="pip install llama-index-tools-mcp (nox installs it)"
 )
-HANDBOOK = "https://example.org/moca/fernhollow-apiary@3.0.0#"
 REPLAY = Path(__file__).parents[1] / "reference_replay.py"
 
 

@@ -8,7 +8,7 @@ from pai_support import A, Call, Reader, agent, answer_ids, dispatch_app, post, 
 from readme_code import run_block
 
 from moca_agui.demo.reader import DemoReader
-from support import ROOT, assert_valid_stream, citation_events, ref
+from support import HANDBOOK, ROOT, assert_valid_stream, citation_events, ref
 
 
 def readme_after() -> str:
@@ -41,7 +41,6 @@ async def test_the_readme_diff_applied_gives_an_endpoint_that_cites():
 async def test_the_readme_reader_block_cites_compact_results_through_the_toolset():
     """ "Connecting a real Reader" for Pydantic AI, run as written against the demo Reader
     over MCP stdio: compact search results become records through `reader_lookup`."""
-    handbook = "https://example.org/moca/fernhollow-apiary@3.0.0#"
     model = scripted(
         [
             [Call("moca_search", {"query": "register hives", "limit": 2})],
@@ -55,6 +54,6 @@ async def test_the_readme_reader_block_cites_compact_results_through_the_toolset
     (value,) = citation_events(stream)
     reader = DemoReader()
     assert value["citations"] == [
-        {"marker": "[1]", "record": reader.get(handbook + "hive-registration.md")},
-        {"marker": "[2]", "record": reader.get(handbook + "hive-placement.md")},
+        {"marker": "[1]", "record": reader.get(HANDBOOK + "hive-registration.md")},
+        {"marker": "[2]", "record": reader.get(HANDBOOK + "hive-placement.md")},
     ]
