@@ -11,6 +11,7 @@ import re
 import subprocess
 import sys
 from collections.abc import AsyncIterable, Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from functools import cache
 from importlib.resources import files
 from pathlib import Path
@@ -161,6 +162,16 @@ def types(stream: Iterable[dict[str, Any]]) -> list[str]:
     return [e["type"] + (":" + e["name"] if e["type"] == "CUSTOM" else "") for e in stream]
 
 
+def answer_ids(stream: list[dict[str, Any]]) -> list[str]:
+    """Ids of the assistant messages with text, in the order they started."""
+    with_text = {e["messageId"] for e in stream if e["type"] == "TEXT_MESSAGE_CONTENT"}
+    return [
+        e["messageId"]
+        for e in stream
+        if e["type"] == "TEXT_MESSAGE_START" and e["messageId"] in with_text
+    ]
+
+
 def _ecma_pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Any:
     # JSON Schema patterns are ECMA-262 regular expressions (2020-12 validation 6.3.3).
     # jsonschema uses Python's re, whose `$` and `\s` differ; regress is ECMA-262.
@@ -284,3 +295,39 @@ async def settled(condition: Callable[[], bool], seconds: float = 10.0) -> bool:
             return True
         await asyncio.sleep(0.01)
     return condition()
+
+
+@dataclass(frozen=True)
+class Call:
+    """A scripted model's step: call tool `name` with `args` (each framework's test model
+    turns it into the framework's own tool call)."""
+
+    name: str
+    args: dict[str, Any] = field(default_factory=dict)
+    id: str = "call-1"
+
+
+class Reader:
+    """In-process tools named and shaped like the reference Reader's, returning Python
+    values (each framework's tests wrap `tools` as that framework wants)."""
+
+    def __init__(self, *records: dict[str, Any]) -> None:
+        self.records = {ref(rec): rec for rec in records}
+
+    def moca_search(self, query: str, detail: str = "full") -> dict[str, Any]:
+        """Search the loaded packages; a node matches when its path is in the query."""
+        hits = [rec for rec in self.records.values() if rec["node"]["path"] in query]
+        results = hits if detail == "full" else [compact(rec) for rec in hits]
+        return {"query": query, "results": results}
+
+    def moca_get_node(self, node_id: str) -> dict[str, Any]:
+        """One node's citation record, by versioned ref."""
+        return self.records.get(node_id) or {"error": f"no node {node_id}"}
+
+    def get(self, node_ref: str) -> dict[str, Any] | None:
+        """The in-process lookup: ref -> record."""
+        return self.records.get(node_ref)
+
+    @property
+    def tools(self) -> list[Callable[..., Any]]:
+        return [self.moca_search, self.moca_get_node]

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import AsyncGenerator, Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
@@ -22,7 +21,7 @@ from google.genai import types
 
 import moca_agui
 from moca_agui.check import check_events
-from support import assert_valid_stream, compact, record, ref, without_citations
+from support import Call, Reader, answer_ids, assert_valid_stream, record, without_citations
 from support import run_input as shared_run_input
 from support import types as kinds
 
@@ -39,15 +38,6 @@ _USAGE = types.GenerateContentResponseUsageMetadata(
 
 
 # -- the model --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Call:
-    """The model calls tool `name` with `args`."""
-
-    name: str
-    args: dict[str, Any] = field(default_factory=dict)
-    id: str = "call-1"
 
 
 Turn = Sequence[str | Call]
@@ -97,34 +87,6 @@ def _question(contents: list[types.Content]) -> tuple[str, int]:
         elif content.role == "model":
             answered += 1
     return question, answered
-
-
-# -- a Reader, as function tools --------------------------------------------------------
-
-
-class Reader:
-    """Tools named and shaped like the reference Reader's, returning Python values."""
-
-    def __init__(self, *records: dict[str, Any]) -> None:
-        self.records = {ref(rec): rec for rec in records}
-
-    def moca_search(self, query: str, detail: str = "full") -> dict[str, Any]:
-        """Search the loaded packages; a node matches when its path is in the query."""
-        hits = [rec for rec in self.records.values() if rec["node"]["path"] in query]
-        results = hits if detail == "full" else [compact(rec) for rec in hits]
-        return {"query": query, "results": results}
-
-    def moca_get_node(self, node_id: str) -> dict[str, Any]:
-        """One node's citation record, by versioned ref."""
-        return self.records.get(node_id) or {"error": f"no node {node_id}"}
-
-    def get(self, node_ref: str) -> dict[str, Any] | None:
-        """The in-process lookup: ref -> record."""
-        return self.records.get(node_ref)
-
-    @property
-    def tools(self) -> list[Callable[..., Any]]:
-        return [self.moca_search, self.moca_get_node]
 
 
 def llm_agent(script: Script | Callable[[str], Script], *tools: Any) -> LlmAgent:
@@ -207,16 +169,3 @@ def shape(stream: list[dict[str, Any]]) -> list[dict[str, Any]]:
             event["snapshot"] = {k: v for k, v in event["snapshot"].items() if "thread" not in k}
         shaped.append(event)
     return shaped
-
-
-# -- reading streams --------------------------------------------------------------------
-
-
-def answer_ids(stream: list[dict[str, Any]]) -> list[str]:
-    """Ids of the streamed assistant messages with text, in the order they started."""
-    with_text = {e["messageId"] for e in stream if e["type"] == "TEXT_MESSAGE_CONTENT"}
-    return [
-        e["messageId"]
-        for e in stream
-        if e["type"] == "TEXT_MESSAGE_START" and e["messageId"] in with_text
-    ]

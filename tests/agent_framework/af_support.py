@@ -22,7 +22,9 @@ from fastapi import FastAPI
 import moca_agui
 from moca_agui.check import check_events
 from moca_agui.demo.frameworks.agent_framework import ScriptedChatClient, endpoint_options
-from support import assert_valid_stream, record, ref, without_citations
+from support import Reader as SharedReader
+from support import answer_ids as answer_ids
+from support import assert_valid_stream, record, without_citations
 from support import run_input as shared_run_input
 
 A = record("a.md")
@@ -57,20 +59,8 @@ def scripted(script: Script | Callable[[str], Script]) -> ScriptedChatClient:
     return ScriptedChatClient(play)
 
 
-class Reader:
+class Reader(SharedReader):
     """In-process tools named and shaped like the reference Reader's."""
-
-    def __init__(self, *records: dict[str, Any]) -> None:
-        self.records = {ref(rec): rec for rec in records}
-
-    def moca_search(self, query: str, detail: str = "full") -> dict[str, Any]:
-        """Search the loaded packages; a node matches when its path is in the query."""
-        hits = [rec for rec in self.records.values() if rec["node"]["path"] in query]
-        return {"query": query, "results": hits}
-
-    def moca_get_node(self, node_id: str) -> dict[str, Any]:
-        """One node's citation record, by versioned ref."""
-        return self.records.get(node_id) or {"error": f"no node {node_id}"}
 
     @property
     def tools(self) -> list[Any]:
@@ -158,16 +148,6 @@ def shape(stream: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return value
 
     return [walk(event) for event in stream]
-
-
-def answer_ids(stream: list[dict[str, Any]]) -> list[str]:
-    """Ids of the assistant messages with text, in the order they started."""
-    with_text = {e["messageId"] for e in stream if e["type"] == "TEXT_MESSAGE_CONTENT"}
-    return [
-        e["messageId"]
-        for e in stream
-        if e["type"] == "TEXT_MESSAGE_START" and e["messageId"] in with_text
-    ]
 
 
 def snapshot_answers(stream: list[dict[str, Any]]) -> dict[str, str]:

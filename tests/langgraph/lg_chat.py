@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from langchain_core.callbacks import CallbackManagerForLLMRun
@@ -19,17 +19,12 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, HumanMessage
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 
+from support import Call
+
 
 @dataclass(frozen=True)
 class Say:
     text: str
-
-
-@dataclass(frozen=True)
-class Call:
-    name: str
-    args: dict[str, Any] = field(default_factory=dict)
-    id: str = "call-1"
 
 
 Turn = Sequence[Say | Call]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -20,9 +20,11 @@ from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 from pydantic_ai.ui.ag_ui import AGUIAdapter
 
 import moca_agui
-from support import assert_valid_stream, record, ref, types, without_citations
+from support import Call, assert_valid_stream, record, types, without_citations
 
 # tests/support.py's helpers, also importable from here (as tests written earlier do)
+from support import Reader as Reader
+from support import answer_ids as answer_ids
 from support import compact as compact
 from support import parse_sse as parse_sse
 from support import run_input as run_input
@@ -33,15 +35,6 @@ C = record("c.md")
 
 
 # -- the model --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Call:
-    """The model calls tool `name` with `args` (streamed: name and id first, then the args)."""
-
-    name: str
-    args: dict[str, Any] = field(default_factory=dict)
-    id: str = "call-1"
 
 
 @dataclass(frozen=True)
@@ -83,34 +76,6 @@ def scripted(script: Script | Callable[[str], Script]) -> FunctionModel:
                 raise RuntimeError(chunk.message)
 
     return FunctionModel(stream_function=stream)
-
-
-# -- a Reader, as in-process tools ------------------------------------------------------
-
-
-class Reader:
-    """Tools named and shaped like the reference Reader's, returning Python values."""
-
-    def __init__(self, *records: dict[str, Any]) -> None:
-        self.records = {ref(rec): rec for rec in records}
-
-    def moca_search(self, query: str, detail: str = "full") -> dict[str, Any]:
-        """Search the loaded packages; a node matches when its path is in the query."""
-        hits = [rec for rec in self.records.values() if rec["node"]["path"] in query]
-        results = hits if detail == "full" else [compact(rec) for rec in hits]
-        return {"query": query, "results": results}
-
-    def moca_get_node(self, node_id: str) -> dict[str, Any]:
-        """One node's citation record, by versioned ref."""
-        return self.records.get(node_id) or {"error": f"no node {node_id}"}
-
-    def get(self, node_ref: str) -> dict[str, Any] | None:
-        """The in-process lookup: ref -> record."""
-        return self.records.get(node_ref)
-
-    @property
-    def tools(self) -> list[Callable[..., Any]]:
-        return [self.moca_search, self.moca_get_node]
 
 
 def agent(model: Any, *tools: Any, toolsets: Sequence[Any] = ()) -> Agent[None, str]:
@@ -169,16 +134,6 @@ def kinds(stream: list[dict[str, Any]]) -> list[str]:
 
 
 # -- reading streams --------------------------------------------------------------------
-
-
-def answer_ids(stream: list[dict[str, Any]]) -> list[str]:
-    """Ids of the assistant messages with text, in the order they started."""
-    with_text = {e["messageId"] for e in stream if e["type"] == "TEXT_MESSAGE_CONTENT"}
-    return [
-        e["messageId"]
-        for e in stream
-        if e["type"] == "TEXT_MESSAGE_START" and e["messageId"] in with_text
-    ]
 
 
 def empty_message_ids(stream: list[dict[str, Any]]) -> list[str]:

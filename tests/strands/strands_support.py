@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -20,11 +20,13 @@ from strands.models import Model
 
 import moca_agui
 from moca_agui.check import check_events
-from support import assert_valid_stream, copied_answer, record, ref, without_citations
+from support import Call, assert_valid_stream, copied_answer, record, ref, without_citations
 
 # tests/support.py's helpers, also importable from here (as tests written earlier do)
+from support import answer_ids as answer_ids
 from support import parse_sse as parse_sse
 from support import run_input as run_input
+from support import types as kinds  # noqa: F401 (the name these tests read)
 
 A = record("a.md")
 B = record("b.md")
@@ -32,15 +34,6 @@ C = record("c.md")
 
 
 # -- the model --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Call:
-    """The model calls tool `name` with `args`."""
-
-    name: str
-    args: dict[str, Any] = field(default_factory=dict)
-    id: str = "call-1"
 
 
 @dataclass(frozen=True)
@@ -221,21 +214,6 @@ def shape(stream: list[dict[str, Any]]) -> list[dict[str, Any]]:
     text = _UUID.sub(lambda m: names.setdefault(m.group(), f"id-{len(names)}"), json.dumps(stream))
     shaped: list[dict[str, Any]] = json.loads(text)
     return shaped
-
-
-def kinds(stream: list[dict[str, Any]]) -> list[str]:
-    """Event types, with `CUSTOM:<name>` for custom events."""
-    return [e["type"] + (":" + e["name"] if e["type"] == "CUSTOM" else "") for e in stream]
-
-
-def answer_ids(stream: list[dict[str, Any]]) -> list[str]:
-    """Ids of the assistant messages with text, in the order they started."""
-    with_text = {e["messageId"] for e in stream if e["type"] == "TEXT_MESSAGE_CONTENT"}
-    return [
-        e["messageId"]
-        for e in stream
-        if e["type"] == "TEXT_MESSAGE_START" and e["messageId"] in with_text
-    ]
 
 
 def last_snapshot_ids(stream: list[dict[str, Any]]) -> list[str]:
