@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 
 import pytest
-import uvicorn
-from fastapi import FastAPI
 from li_support import QUESTION, Call, Turn, app_of, post, scripted_llm, streamed_ids, tool
 from llama_index.protocols.ag_ui.agent import AGUIChatWorkflow
 
 import moca_agui
+from served import served
 from support import citation_events, record, ref
 
 RECORDS = {"alpha": record("alpha.md"), "beta": record("beta.md")}
@@ -20,24 +17,6 @@ TURNS = (
     Turn(calls=(Call("moca_search", "call-1", {"query": QUESTION, "detail": "full"}),)),
     Turn(text=f"Per [1]; see also {ref(RECORDS['alpha'])} and {ref(RECORDS['beta'])}."),
 )
-
-
-@asynccontextmanager
-async def served(app: FastAPI) -> AsyncIterator[str]:
-    """The app on a free port of 127.0.0.1, in this event loop."""
-    server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off")
-    )
-    task = asyncio.create_task(server.serve())
-    async with asyncio.timeout(10):
-        while not server.started:
-            await asyncio.sleep(0.01)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        await task
 
 
 def reader_tools() -> list:

@@ -4,12 +4,9 @@ event cites only what its own Reader calls returned."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
-import uvicorn
 from strands import tool
 from strands_support import (
     A,
@@ -26,22 +23,8 @@ from strands_support import (
 
 import moca_agui
 from moca_agui.check import check_events
+from served import served
 from support import assert_valid_stream, citation_events, ref
-
-
-@asynccontextmanager
-async def serve(app: Any) -> AsyncIterator[str]:
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
-    task = asyncio.create_task(server.serve())
-    try:
-        async with asyncio.timeout(10):
-            while not server.started:
-                await asyncio.sleep(0.01)
-        port = server.servers[0].sockets[0].getsockname()[1]
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        await task
 
 
 async def test_concurrent_runs_each_cite_only_their_own_records() -> None:
@@ -66,7 +49,7 @@ async def test_concurrent_runs_each_cite_only_their_own_records() -> None:
         assert [str(f) for f in check_events(stream) if f.level == "error"] == []
         return stream
 
-    async with serve(app) as base_url, httpx.AsyncClient(base_url=base_url, timeout=30) as client:
+    async with served(app) as base_url, httpx.AsyncClient(base_url=base_url, timeout=30) as client:
         first, second = await asyncio.gather(ask(client, "a.md"), ask(client, "b.md"))
     [a] = citation_events(first)
     [b] = citation_events(second)
