@@ -14,52 +14,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
-import os
-import socket
 import statistics
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
-from workload import machine, table
+from workload import machine, serving, table
 
 from moca_agui.demo.model import DEMO_QUESTION
 from moca_agui.demo.server import FRAMEWORKS, FrameworkUnavailable, load_framework, run_input
 
 HERE = Path(__file__).resolve().parent
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@contextlib.contextmanager
-def serving(framework: str, cited: bool) -> Iterator[str]:
-    """One uvicorn process serving `framework`'s demo service, cited or not."""
-    port = free_port()
-    command = [sys.executable, "-m", "uvicorn", "framework_apps:app", "--factory"]
-    command += ["--app-dir", str(HERE), "--host", "127.0.0.1", "--port", str(port)]
-    command += ["--log-level", "warning", "--no-access-log"]
-    env = {**os.environ, "MOCA_BENCH_FRAMEWORK": framework, "MOCA_BENCH_CITED": str(int(cited))}
-    process = subprocess.Popen(command, env=env)
-    try:
-        for _ in range(600):
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port)):
-                break
-            if process.poll() is not None:
-                raise RuntimeError(f"the {framework} service did not start")
-            time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}/"
-    finally:
-        process.terminate()
-        process.wait(10)
 
 
 async def one_request(client: httpx.AsyncClient, url: str) -> tuple[float, bytes]:
@@ -95,7 +61,11 @@ async def alternate(urls: dict[str, str], requests: int) -> dict[str, list[float
 
 
 def measure(framework: str, requests: int) -> list[str]:
-    with serving(framework, cited=False) as bare, serving(framework, cited=True) as cited:
+    app, env = "framework_apps:app", {"MOCA_BENCH_FRAMEWORK": framework}
+    with (
+        serving(app, **env, MOCA_BENCH_CITED="0") as bare,
+        serving(app, **env, MOCA_BENCH_CITED="1") as cited,
+    ):
         times = asyncio.run(alternate({"bare": bare, "cited": cited}, requests))
         body = asyncio.run(_body(cited))
     bare_ms = statistics.median(times["bare"]) * 1e3

@@ -13,18 +13,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import socket
 import statistics
-import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import httpx
 from http_apps import PACE
-from workload import machine, table
+from workload import machine, serving, table
 
 from moca_agui.demo.model import DEMO_QUESTION
 from moca_agui.demo.server import run_input
@@ -32,34 +29,6 @@ from moca_agui.demo.server import run_input
 HERE = Path(__file__).resolve().parent
 SERVICES = ("without_citations", "with_citations")
 PACED = ("paced_without_citations", "paced_with_citations")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@contextlib.contextmanager
-def serving(factory: str) -> Iterator[str]:
-    """One uvicorn process serving `http_apps:<factory>` on 127.0.0.1."""
-    port = free_port()
-    command = [sys.executable, "-m", "uvicorn", f"http_apps:{factory}", "--factory"]
-    command += ["--app-dir", str(HERE), "--host", "127.0.0.1", "--port", str(port)]
-    command += ["--log-level", "warning", "--no-access-log"]
-    process = subprocess.Popen(command, env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    url = f"http://127.0.0.1:{port}/"
-    try:
-        for _ in range(200):
-            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port)):
-                break
-            time.sleep(0.05)
-        else:
-            raise RuntimeError(f"{factory} did not start")
-        yield url
-    finally:
-        process.terminate()
-        process.wait(10)
 
 
 async def one_request(client: httpx.AsyncClient, url: str) -> tuple[float, bytes]:
@@ -139,7 +108,8 @@ def main(argv: Sequence[str]) -> None:
     plan = [(1, 20), (8, 60)] if quick else [(1, 60), (8, 200), (32, 400)]
     paced_plan = [(8, 16)] if quick else [(1, 10), (8, 40), (32, 96)]
     with contextlib.ExitStack() as stack:
-        urls = {name: stack.enter_context(serving(name)) for name in (*SERVICES, *PACED)}
+        names = (*SERVICES, *PACED)
+        urls = {name: stack.enter_context(serving(f"http_apps:{name}")) for name in names}
         rows = [row for c, n in plan for row in measure(urls, SERVICES, c, n, rounds)]
         paced = [row for c, n in paced_plan for row in measure(urls, PACED, c, n, 2)]
     print("## 2. End to end over HTTP\n")

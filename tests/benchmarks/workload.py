@@ -16,6 +16,7 @@ import importlib
 import json
 import os
 import platform
+import socket
 import statistics
 import subprocess
 import sys
@@ -41,7 +42,8 @@ from ag_ui.core import (
     ToolCallStartEvent,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
 EXAMPLE_EVENT = ROOT.parent / "shared/docs/support-kb-citations-event.reconstructed.json"
 PACKAGE = "https://example.com/moca/support-kb"
 SENTENCE = (
@@ -182,6 +184,32 @@ def table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(str(cell) for cell in row) + " |" for row in rows]
     return "\n".join(lines)
+
+
+@contextlib.contextmanager
+def serving(app: str, **env: str) -> Iterator[str]:
+    """One uvicorn process serving the app factory `app` ("module:function" of this folder)
+    on a free port of 127.0.0.1, `env` added to its environment: its URL."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    command = [sys.executable, "-m", "uvicorn", app, "--factory", "--app-dir", str(HERE)]
+    command += ["--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"]
+    command += ["--no-access-log"]
+    process = subprocess.Popen(command, env={**os.environ, "PYTHONUNBUFFERED": "1", **env})
+    try:
+        for _ in range(600):
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port)):
+                break
+            if process.poll() is not None:
+                raise RuntimeError(f"{app} {env} did not start")
+            time.sleep(0.05)
+        else:
+            raise RuntimeError(f"{app} {env} did not start")
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        process.terminate()
+        process.wait(10)
 
 
 @contextlib.contextmanager
