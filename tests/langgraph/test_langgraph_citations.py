@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from ag_ui.core import AssistantMessage, UserMessage
 from langchain_core.messages.content import create_text_block
-from langchain_core.tools import StructuredTool, tool
+from langchain_core.tools import tool
 from lg_chat import Call, Say, ScriptedChatModel, StreamingChatModel
-from lg_reader import GET_C, NODES, SEARCH, A, B, C, moca_get_node, moca_search
+from lg_reader import GET_C, NODES, SEARCH, A, B, C, mcp_shaped, moca_get_node, moca_search
 from lg_service import (
     RAW_SWITCH,
     agent,
@@ -165,20 +165,7 @@ async def test_mcp_content_blocks_and_structured_content_are_captured() -> None:
     def get_node(node_id: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         return [create_text_block(text="One node.")], {"structured_content": NODES[node_id]}
 
-    tools = [
-        StructuredTool.from_function(
-            search,
-            name="moca_search",
-            description="Search.",
-            response_format="content_and_artifact",
-        ),
-        StructuredTool.from_function(
-            get_node,
-            name="moca_get_node",
-            description="Read.",
-            response_format="content_and_artifact",
-        ),
-    ]
+    tools = mcp_shaped(search, get_node)
     script = [
         [Call("moca_search", {"query": "bees"})],
         [GET_C],

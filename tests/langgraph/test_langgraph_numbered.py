@@ -9,8 +9,9 @@ import json
 from typing import Any
 
 from langchain_core.messages import BaseMessage, ToolMessage
-from langchain_core.tools import StructuredTool, tool
+from langchain_core.tools import tool
 from lg_chat import Call, Say, StreamingChatModel, Turn
+from lg_reader import mcp_shaped
 from lg_service import agent, app_for, post
 
 import moca_agui
@@ -101,20 +102,7 @@ async def test_mcp_shaped_tools_are_numbered_from_what_they_returned() -> None:
     def get_node(node_id: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         return [{"type": "text", "text": "One node."}], {"structured_content": C}
 
-    tools = [
-        StructuredTool.from_function(
-            search,
-            name="moca_search",
-            description="Search.",
-            response_format="content_and_artifact",
-        ),
-        StructuredTool.from_function(
-            get_node,
-            name="moca_get_node",
-            description="Read.",
-            response_format="content_and_artifact",
-        ),
-    ]
+    tools = mcp_shaped(search, get_node)
     script = [
         [Call("moca_search", {"query": "bees"}, "call-search")],
         [Call("moca_get_node", {"node_id": "c"}, "call-get")],
