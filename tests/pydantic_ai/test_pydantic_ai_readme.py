@@ -2,27 +2,15 @@
 
 from __future__ import annotations
 
-import re
-
 from pai_support import A, Call, Reader, agent, answer_ids, dispatch_app, post, scripted
-from readme_code import run_block
+from readme_code import readme_diffs, run_block
 
 from moca_agui.demo.reader import DemoReader
-from support import HANDBOOK, ROOT, assert_valid_stream, citation_events, ref
-
-
-def readme_after() -> str:
-    """The 'after' side of the first diff in the README's Pydantic AI section."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("\n## Pydantic AI\n", 1)[1].split("\n## ", 1)[0]
-    found = re.search(r"```diff\n(.*?)```", section, flags=re.DOTALL)
-    assert found is not None, "no diff in the README's Pydantic AI section"
-    diff = found.group(1)
-    return "".join(line[1:] + "\n" for line in diff.splitlines() if line[:1] in (" ", "+", ""))
+from support import HANDBOOK, assert_valid_stream, citation_events, ref
 
 
 async def test_the_readme_diff_applied_gives_an_endpoint_that_cites():
-    code = readme_after()
+    code = readme_diffs("Pydantic AI")[0]
     assert "AGUIAdapter = moca_agui.instrument(AGUIAdapter)" in code
     model = scripted([[Call("moca_get_node", {"node_id": ref(A)})], [f"See {ref(A)}."]])
     namespace = {"agent": agent(model, *Reader(A).tools)}
