@@ -10,6 +10,7 @@ import json
 import re
 import subprocess
 import sys
+import textwrap
 from collections.abc import AsyncIterable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -280,6 +281,33 @@ def demo_printed(framework: str, question: str) -> list[dict[str, Any]]:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def python(code: str) -> subprocess.CompletedProcess[str]:
+    """`code` (dedented) run by a fresh interpreter of this environment."""
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+
+
+def import_error(module: str, *, missing: str) -> subprocess.CompletedProcess[str]:
+    """`import module` in a fresh interpreter in which no module whose name starts with
+    `missing` can be imported: it prints the ImportError."""
+    return python(
+        f"""
+        import sys
+        class Missing:
+            def find_spec(self, name, path=None, target=None):
+                if name.startswith({missing!r}):
+                    raise ModuleNotFoundError(f"No module named {{name!r}}", name=name)
+        sys.meta_path.insert(0, Missing())
+        try:
+            import {module}
+        except ImportError as exc:
+            print(exc)
+        """
+    )
 
 
 def other_tasks(baseline: set[asyncio.Task[Any]]) -> set[asyncio.Task[Any]]:

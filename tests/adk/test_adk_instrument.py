@@ -3,9 +3,6 @@ own subclasses, and what happens with the wrong object or without the framework.
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import textwrap
 from typing import Any
 
 import pytest
@@ -16,7 +13,7 @@ from google.adk.apps import App
 
 import moca_agui
 from moca_agui.adapters.adk import CitingADKAgent
-from support import citation_events, ref
+from support import citation_events, import_error, python, ref
 
 pytestmark = pytest.mark.filterwarnings("ignore:\\[EXPERIMENTAL\\]:UserWarning")
 
@@ -98,12 +95,6 @@ def test_what_no_adapter_handles_names_the_adk_install():
         moca_agui.instrument(object())
 
 
-def python(code: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=60
-    )
-
-
 def test_the_plugin_imports_without_adk_and_claims_nothing():
     done = python(
         """
@@ -124,19 +115,6 @@ def test_the_plugin_imports_without_adk_and_claims_nothing():
 
 
 def test_without_adk_the_adapter_names_the_install():
-    done = python(
-        """
-        import sys
-        class NoADK:
-            def find_spec(self, name, path=None, target=None):
-                if name.split(".")[0] == "ag_ui_adk":
-                    raise ModuleNotFoundError(f"No module named {name!r}", name=name)
-        sys.meta_path.insert(0, NoADK())
-        try:
-            import moca_agui.adapters.adk
-        except ImportError as exc:
-            print(exc)
-        """
-    )
+    done = import_error("moca_agui.adapters.adk", missing="ag_ui_adk")
     assert "pip install -e '.[adk]'" in done.stdout, done.stderr
     assert "pip install 'moca-agui[adk]'" in done.stdout

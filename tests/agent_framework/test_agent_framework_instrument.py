@@ -6,9 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import subprocess
-import sys
-import textwrap
 from collections.abc import AsyncGenerator
 from typing import Any
 
@@ -33,7 +30,7 @@ from agent_framework_ag_ui import AgentFrameworkAgent, AgentFrameworkWorkflow
 
 import moca_agui
 from moca_agui.adapters.agent_framework import CitingAgentFrameworkAgent
-from support import citation_events, ref, types
+from support import citation_events, import_error, python, ref, types
 
 
 def reader_agent() -> Any:
@@ -146,12 +143,6 @@ async def test_concurrent_requests_on_one_endpoint_see_only_their_own_records():
         assert value["citations"] == [{"marker": "[1]", "record": own}]
 
 
-def python(code: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=60
-    )
-
-
 def test_the_plugin_imports_without_the_framework_and_claims_nothing():
     done = python(
         """
@@ -169,19 +160,6 @@ def test_the_plugin_imports_without_the_framework_and_claims_nothing():
 
 
 def test_without_the_framework_the_adapter_names_the_install():
-    done = python(
-        """
-        import sys
-        class NoAgentFramework:
-            def find_spec(self, name, path=None, target=None):
-                if name.startswith("agent_framework"):
-                    raise ModuleNotFoundError(f"No module named {name!r}", name=name)
-        sys.meta_path.insert(0, NoAgentFramework())
-        try:
-            import moca_agui.adapters.agent_framework
-        except ImportError as exc:
-            print(exc)
-        """
-    )
+    done = import_error("moca_agui.adapters.agent_framework", missing="agent_framework")
     assert "pip install -e '.[agent-framework]' in a clone" in done.stdout, done.stderr
     assert "once released: pip install 'moca-agui[agent-framework]'" in done.stdout

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import inspect
 import logging
-import subprocess
-import sys
 
 import pytest
 from li_support import Call, Turn, app_of, post, returning, scripted_llm, workflow
@@ -16,7 +14,7 @@ from llama_index.protocols.ag_ui.router import AGUIWorkflowRouter, get_ag_ui_wor
 import moca_agui
 from moca_agui.adapters import llama_index_plugin
 from moca_agui.adapters.llama_index import CitingWorkflow
-from support import citation_events, record
+from support import citation_events, python, record
 
 A = record("a.md")
 TURNS = (
@@ -175,12 +173,6 @@ def test_a_wrong_llama_index_target_gets_an_error_that_shows_the_one_line(target
     with pytest.raises(TypeError) as raised:
         moca_agui.instrument(target)
     assert one_line in str(raised.value)
-
-
-def python(code: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
-    )
 
 
 def test_the_plugin_never_imports_llama_index():

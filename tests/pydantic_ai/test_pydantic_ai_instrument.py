@@ -5,9 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import subprocess
-import sys
-import textwrap
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
@@ -21,7 +18,15 @@ from pydantic_ai.ui.ag_ui import AGUIAdapter, AGUIEventStream
 
 import moca_agui
 from moca_agui.adapters.pydantic_ai import CitingAdapter
-from support import assert_valid_stream, citation_events, ref, run_input, types
+from support import (
+    assert_valid_stream,
+    citation_events,
+    import_error,
+    python,
+    ref,
+    run_input,
+    types,
+)
 
 
 def reader_agent() -> Any:
@@ -171,12 +176,6 @@ def test_instrumenting_the_agent_says_to_instrument_the_adapter_instead():
         moca_agui.instrument(reader_agent())
 
 
-def python(code: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=60
-    )
-
-
 def test_the_plugin_imports_without_pydantic_ai_and_claims_nothing():
     done = python(
         """
@@ -195,19 +194,6 @@ def test_the_plugin_imports_without_pydantic_ai_and_claims_nothing():
 
 
 def test_without_pydantic_ai_the_adapter_names_the_extra_to_install():
-    done = python(
-        """
-        import sys
-        class NoPydanticAI:
-            def find_spec(self, name, path=None, target=None):
-                if name.split(".")[0] == "pydantic_ai":
-                    raise ModuleNotFoundError(f"No module named {name!r}", name=name)
-        sys.meta_path.insert(0, NoPydanticAI())
-        try:
-            import moca_agui.adapters.pydantic_ai
-        except ImportError as exc:
-            print(exc)
-        """
-    )
+    done = import_error("moca_agui.adapters.pydantic_ai", missing="pydantic_ai")
     assert "pip install 'moca-agui[pydantic-ai]'" in done.stdout, done.stderr
     assert "pip install -e '.[pydantic-ai]' in a clone of moca-agui" in done.stdout
