@@ -62,12 +62,7 @@ class SSECitations:
                 await self._take(event, out)
                 out.append(b"\n\n")
         else:
-            start = 0
-            for end in _BLANK_LINE.finditer(buffer):
-                await self._take(buffer[start : end.start()], out)
-                out.append(end.group())
-                start = end.end()
-            self._rest = buffer[start:]
+            self._rest = await self._events(buffer, out, last=False)
         if len(self._rest) > MAX_PENDING_BYTES and self._cited is not None:
             await self._off("an event ran past %d bytes without ending", MAX_PENDING_BYTES)
         if self._cited is None:  # off (now or in this chunk): hold nothing back
@@ -79,6 +74,8 @@ class SSECitations:
         """The bytes to send when the body ends: the run's last citation events, if it
         never finished, then any unfinished event as it came (clients drop it)."""
         out: list[bytes] = []
+        if self._cited is not None and b"\r" in self._rest:  # a CR was last: its event ends
+            self._rest = await self._events(self._rest, out, last=True)
         cited, self._cited = self._cited, None
         if cited is not None:
             self._inbox.closed = True
@@ -96,6 +93,21 @@ class SSECitations:
         cited, self._cited = self._cited, None
         if cited is not None:
             await cited.aclose()  # type: ignore[attr-defined]
+
+    async def _events(self, buffer: bytes, out: list[bytes], *, last: bool) -> bytes:
+        """Take each whole event of `buffer` (any line ends) into `out`; the rest back.
+
+        A CR that ends a chunk may be the first half of a CRLF the next chunk ends, so
+        it ends an event only when it is the body's `last` byte.
+        """
+        start = 0
+        for end in _BLANK_LINE.finditer(buffer):
+            if not last and end.end() == len(buffer) and buffer.endswith(b"\r"):
+                break
+            await self._take(buffer[start : end.start()], out)
+            out.append(end.group())
+            start = end.end()
+        return buffer[start:]
 
     async def _take(self, event: bytes, out: list[bytes]) -> None:
         """Append `event` (without its blank line) to `out`, after its citation events."""

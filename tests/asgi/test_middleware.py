@@ -257,6 +257,23 @@ def test_where_the_chunks_break_does_not_matter(body: bytes, data: st.DataObject
     assert split.count(b"\r\n") == whole.count(b"\r\n")
 
 
+@pytest.mark.parametrize("line_end", [b"\r\n", b"\r"], ids=["crlf", "cr"])
+def test_a_cr_at_the_end_of_a_chunk_waits_for_the_next_byte(line_end: bytes) -> None:
+    """A chunk may end between the CR and the LF of a CRLF: the event ends after the LF,
+    so the citation event does not split it (hypothesis found a body cut there)."""
+    body = _RECORDS_RUN.replace(b"\n", line_end)
+
+    def lf(sent: bytes) -> bytes:
+        return sent.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+
+    whole = asyncio.run(post(CitationMiddleware(chunked([body])))).content
+    for cut in [i + 1 for i in range(len(body)) if body[i : i + 1] == b"\r"]:
+        split = asyncio.run(post(CitationMiddleware(chunked([body[:cut], body[cut:]])))).content
+        assert timeless(lf(split)) == timeless(lf(whole)), cut
+        assert (split.count(b"\r"), split.count(b"\n")) == (whole.count(b"\r"), whole.count(b"\n"))
+    assert whole.count(b'"name":"moca.citations"') == 1
+
+
 async def test_a_body_that_stops_mid_event_ends_as_it_came() -> None:
     """An unfinished run is cited at the end of the body, as cite does; the unfinished
     event after it flows out as it came (clients drop it)."""
