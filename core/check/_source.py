@@ -83,11 +83,12 @@ def read_source(source: str, *, message: str, timeout: float) -> list[dict[str, 
         raise SourceError(f"cannot read {source}: {exc}") from None
 
 
-def run_input(message: str) -> dict[str, Any]:
-    """A RunAgentInput (wire form) with one user message, fresh ids."""
+def run_input(message: str, name: str = "moca-agui-check") -> dict[str, Any]:
+    """A RunAgentInput (wire form) with one user message; fresh thread and run ids that
+    start with `name`, so a service's log shows who asked."""
     return {
-        "threadId": f"moca-agui-check-{uuid.uuid4().hex[:12]}",
-        "runId": f"moca-agui-check-{uuid.uuid4().hex[:12]}",
+        "threadId": f"{name}-{uuid.uuid4().hex[:12]}",
+        "runId": f"{name}-{uuid.uuid4().hex[:12]}",
         "state": {},
         "messages": [{"id": f"user-{uuid.uuid4().hex[:12]}", "role": "user", "content": message}],
         "tools": [],

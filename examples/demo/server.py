@@ -15,7 +15,6 @@ import importlib
 import json
 import socket
 import sys
-import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
 from importlib.resources import files
 from pathlib import Path
@@ -30,6 +29,7 @@ from starlette.routing import Mount, Route
 from starlette.types import ASGIApp
 
 from moca_agui._install import pip_install
+from moca_agui.check._source import run_input as check_run_input
 from moca_agui.cli import port_number
 
 from .reader import DemoReader
@@ -150,16 +150,8 @@ def _page_headers() -> dict[str, str]:
 
 
 def run_input(question: str) -> dict[str, Any]:
-    """A RunAgentInput (wire form) with one user message."""
-    return {
-        "threadId": f"thread-{uuid.uuid4().hex[:12]}",
-        "runId": f"run-{uuid.uuid4().hex[:12]}",
-        "state": {},
-        "messages": [{"id": f"user-{uuid.uuid4().hex[:12]}", "role": "user", "content": question}],
-        "tools": [],
-        "context": [],
-        "forwardedProps": {},
-    }
+    """A RunAgentInput (wire form) with one user message, fresh ids."""
+    return check_run_input(question, "moca-agui-demo")
 
 
 async def ask(app: ASGIApp, question: str, *, path: str = "/") -> AsyncIterator[str]:
