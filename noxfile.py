@@ -19,7 +19,6 @@ nox.options.sessions = [
     "tests-langgraph-mcp",
     "lint",
     "types",
-    "js",
 ]
 
 PYTHON = "3.11"
@@ -33,12 +32,15 @@ def tests(session: nox.Session) -> None:
 
     The Agent Framework adapter's tests need its extra, which `[all]` cannot hold: they
     run in `tests-agent-framework`; those of langchain-mcp-adapters need mcp 1.x, which
-    `[all]` does not take: `tests-langgraph-mcp`.
+    `[all]` does not take: `tests-langgraph-mcp`. Then the npm package's tests, as `js`
+    runs them, in the same environment (one install of `[all]` less in the default run).
     """
     session.install("-e", ".[all,test]", LLAMA_INDEX_MCP)
     session.run(
         "pytest", "--ignore=tests/agent_framework", "--ignore=tests/langgraph_mcp", *session.posargs
     )
+    if not session.posargs:  # `nox -s tests -- tests/core` runs only what it names
+        _js_tests(session)
 
 
 @nox.session(python=PYTHON, name="tests-ag-ui-0.1")
@@ -259,10 +261,15 @@ def js(session: nox.Session) -> None:
     """The npm package `js/`: its types (tsc) and `node --test` against the real
     @ag-ui/client and `moca-agui demo` of every framework in [all] (Node 20, npm)."""
     session.install("-e", ".[all]")
+    _js_tests(session)
+
+
+def _js_tests(session: nox.Session) -> None:
     session.chdir("js")
     session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
     session.run("npm", "run", "types", external=True)
     session.run("npm", "test", external=True)
+    session.chdir("..")
 
 
 @nox.session(python=PYTHON, name="js-frontends")
