@@ -16,24 +16,14 @@ import argparse
 import asyncio
 import json
 import statistics
-import time
 from pathlib import Path
 
 import httpx
-from workload import machine, serving, table
+from workload import machine, one_request, serving, table
 
-from moca_agui.demo.model import DEMO_QUESTION
-from moca_agui.demo.server import FRAMEWORKS, FrameworkUnavailable, load_framework, run_input
+from moca_agui.demo.server import FRAMEWORKS, FrameworkUnavailable, load_framework
 
 HERE = Path(__file__).resolve().parent
-
-
-async def one_request(client: httpx.AsyncClient, url: str) -> tuple[float, bytes]:
-    start = time.perf_counter()
-    async with client.stream("POST", url, json=run_input(DEMO_QUESTION)) as response:
-        response.raise_for_status()
-        body = b"".join([chunk async for chunk in response.aiter_bytes()])
-    return time.perf_counter() - start, body
 
 
 def records_sent(body: bytes) -> int:

@@ -21,22 +21,11 @@ from pathlib import Path
 
 import httpx
 from http_apps import PACE
-from workload import machine, serving, table
-
-from moca_agui.demo.model import DEMO_QUESTION
-from moca_agui.demo.server import run_input
+from workload import machine, one_request, serving, table
 
 HERE = Path(__file__).resolve().parent
 SERVICES = ("without_citations", "with_citations")
 PACED = ("paced_without_citations", "paced_with_citations")
-
-
-async def one_request(client: httpx.AsyncClient, url: str) -> tuple[float, bytes]:
-    start = time.perf_counter()
-    async with client.stream("POST", url, json=run_input(DEMO_QUESTION)) as response:
-        response.raise_for_status()
-        body = b"".join([chunk async for chunk in response.aiter_bytes()])
-    return time.perf_counter() - start, body
 
 
 async def load(url: str, clients: int, requests: int) -> tuple[float, list[float], bytes]:

@@ -29,6 +29,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import httpx
 from ag_ui.core import (
     BaseEvent,
     RunFinishedEvent,
@@ -41,6 +42,9 @@ from ag_ui.core import (
     ToolCallResultEvent,
     ToolCallStartEvent,
 )
+
+from moca_agui.demo.model import DEMO_QUESTION
+from moca_agui.demo.server import run_input
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -210,6 +214,15 @@ def serving(app: str, **env: str) -> Iterator[str]:
     finally:
         process.terminate()
         process.wait(10)
+
+
+async def one_request(client: httpx.AsyncClient, url: str) -> tuple[float, bytes]:
+    """POST the demo question to `url`: the seconds to the last byte, and the body."""
+    start = time.perf_counter()
+    async with client.stream("POST", url, json=run_input(DEMO_QUESTION)) as response:
+        response.raise_for_status()
+        body = b"".join([chunk async for chunk in response.aiter_bytes()])
+    return time.perf_counter() - start, body
 
 
 @contextlib.contextmanager
