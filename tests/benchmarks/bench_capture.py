@@ -79,7 +79,7 @@ def main() -> None:
     if args.quick:
         ROUNDS = 50
     text, answer = result_text(args.records)
-    print("## Benchmark 6: one Reader result, against its floor\n")
+    print("## 6. One Reader result, against its floor\n")
     print(machine())
     print(f"- one `moca_search` result: {args.records} whole records, {len(text.encode())} bytes")
     print(f"- {ROUNDS} results per repeat, {repeats} interleaved repeats, medians\n")
