@@ -35,12 +35,15 @@ def numbered(target: T, *, name: str | None = None) -> T:
 
     if isinstance(target, list | tuple):
         return cast(T, type(target)(numbered(item, name=name) for item in target))
-    made = get_plugin_manager().hook.moca_numbered(target=target, name=name)
+    manager = get_plugin_manager()
+    made = manager.hook.moca_numbered(target=target, name=name)
     if made is None:
+        impls = manager.hook.moca_numbered.get_hookimpls()
+        adapters = sorted(i.plugin_name for i in impls if i.plugin_name != "moca_agui.builtin")
         raise TypeError(
             f"moca_agui cannot number the results of {type(target).__qualname__}: pass a "
-            "Reader tool function, or a tool or toolset of a framework whose extra is "
-            "installed (LangGraph, Pydantic AI, LlamaIndex)"
+            "Reader tool function, or a Reader tool or toolset of a framework whose "
+            f"adapter is installed (adapters that number tools: {', '.join(adapters)})"
         )
     return cast(T, made)
 
