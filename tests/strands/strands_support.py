@@ -163,13 +163,8 @@ async def post(
     thread_id: str = "thread-1",
     run_id: str = "run-1",
     readers: Iterable[str] = moca_agui.DEFAULT_READER_TOOLS,
-    check: bool = True,
 ) -> list[dict[str, Any]]:
-    """POST one AG-UI run; the SSE events, parsed, after every check a stream must pass.
-
-    `check=False` leaves out `moca-agui check` only, for a run of `moca_agui.numbered`
-    tools: their results (beyond the spec) are no Reader result shape the checker reads.
-    """
+    """POST one AG-UI run; the SSE events, parsed, after every check a stream must pass."""
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
         response = await client.post(
@@ -181,10 +176,9 @@ async def post(
     assert response.headers["content-type"].startswith("text/event-stream")
     stream = parse_sse(response.text)
     assert_valid_stream(stream)
-    if check:
-        findings = check_events(stream, reader_tools=readers)
-        errors = [str(f) for f in findings if f.level == "error"]
-        assert errors == [], errors
+    findings = check_events(stream, reader_tools=readers)
+    errors = [str(f) for f in findings if f.level == "error"]
+    assert errors == [], errors
     return stream
 
 

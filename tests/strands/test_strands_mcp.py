@@ -110,7 +110,7 @@ async def test_numbered_mcp_tools_show_the_numbers_the_model_cites(mcp_tools: li
     model = CopyingModel([Call("moca_search", search, "c1")])
     tools = moca_agui.numbered(mcp_tools)  # the one line
     app = app_for(moca_agui.instrument(strands_agent(model, tools)))
-    stream = await post(app, "q", check=False)  # numbered results are beyond the spec
+    stream = await post(app, "q")
     [content] = [e["content"] for e in stream if e["type"] == "TOOL_CALL_RESULT"]
     shown = json.loads(content)["results"]
     assert [item["marker"] for item in shown] == ["[1]", "[2]"]

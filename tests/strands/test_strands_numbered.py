@@ -59,7 +59,7 @@ async def test_tools_show_the_numbers_the_model_cites() -> None:
     tools = moca_agui.numbered(reader())  # the one line
     assert all(isinstance(t, NumberedTool) for t in tools)
     app = app_for(moca_agui.instrument(strands_agent(model, tools)))
-    stream = await post(app, "bees", check=False)
+    stream = await post(app, "bees")
 
     results = {e["toolCallId"]: e["content"] for e in stream if e["type"] == "TOOL_CALL_RESULT"}
     assert [json.loads(results[c]) for c in ("c1", "c2", "c3")] == [
