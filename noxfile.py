@@ -39,7 +39,10 @@ def tests(session: nox.Session) -> None:
     """
     session.install("-e", ".[all,test]", LLAMA_INDEX_MCP)
     session.run(
-        "pytest", "--ignore=tests/agent_framework", "--ignore=tests/langgraph_mcp", *session.posargs
+        "pytest",
+        "--ignore=tests/agent_framework_adapter",
+        "--ignore=tests/langgraph_mcp_adapter",
+        *session.posargs,
     )
     if not session.posargs:  # `nox -s tests -- tests/core` runs only what it names
         _js_tests(session)
@@ -66,7 +69,7 @@ def llama_index_05(session: nox.Session) -> None:
         "ag-ui-protocol>=0.1.15,<0.2",
         LLAMA_INDEX_MCP,
     )
-    session.run("pytest", "tests/llama_index", *session.posargs)
+    session.run("pytest", "tests/llama_index_adapter", *session.posargs)
 
 
 @nox.session(python=PYTHON, name="llama-index-0.6")
@@ -79,7 +82,7 @@ def llama_index_06(session: nox.Session) -> None:
         "ag-ui-protocol>=1,<2",
         LLAMA_INDEX_MCP,
     )
-    session.run("pytest", "tests/llama_index", *session.posargs)
+    session.run("pytest", "tests/llama_index_adapter", *session.posargs)
 
 
 #: The oldest and newest ag-ui-langgraph, each on both ag-ui-protocol lines (no release
@@ -107,7 +110,7 @@ LANGGRAPH_VERSIONS = {
 def tests_langgraph(session: nox.Session, pins: tuple[str, ...]) -> None:
     """The LangGraph adapter on each pinned set of LANGGRAPH_VERSIONS."""
     session.install("-e", ".[langgraph,test]", *pins)
-    session.run("pytest", "tests/langgraph", *session.posargs)
+    session.run("pytest", "tests/langgraph_adapter", *session.posargs)
 
 
 #: Pydantic AI on both lines: pydantic-ai-slim 2.62 and older caps ag-ui-protocol below 1,
@@ -125,7 +128,7 @@ PYDANTIC_AI_VERSIONS = {
 def tests_pydantic_ai(session: nox.Session, pins: tuple[str, ...]) -> None:
     """The Pydantic AI adapter on each pinned set of PYDANTIC_AI_VERSIONS."""
     session.install("-e", ".[pydantic-ai,test]", *pins)
-    session.run("pytest", "tests/pydantic_ai", *session.posargs)
+    session.run("pytest", "tests/pydantic_ai_adapter", *session.posargs)
 
 
 #: The oldest supported ag-ui-strands on the oldest strands-agents it takes, and the newest
@@ -141,7 +144,7 @@ STRANDS_VERSIONS = {
 def tests_strands(session: nox.Session, pins: tuple[str, ...]) -> None:
     """The Strands adapter on each pinned set of STRANDS_VERSIONS."""
     session.install("-e", ".[strands,test]", *pins)
-    session.run("pytest", "tests/strands", *session.posargs)
+    session.run("pytest", "tests/strands_adapter", *session.posargs)
 
 
 #: agent-framework-ag-ui pins ag-ui-protocol 0.1.x (`>=0.1.19,<0.2`): its oldest release on
@@ -178,7 +181,9 @@ def tests_agent_framework(session: nox.Session, pins: tuple[str, ...]) -> None:
         "tenacity>=9.1.4,<9.2", "mypy", *pins,
     )  # fmt: skip
     session.run("mypy", *(arg for module in AGENT_FRAMEWORK_MODULES for arg in ("-m", module)))
-    session.run("pytest", "tests/agent_framework", AGENT_FRAMEWORK_DEMO_TEST, *session.posargs)
+    session.run(
+        "pytest", "tests/agent_framework_adapter", AGENT_FRAMEWORK_DEMO_TEST, *session.posargs
+    )
     session.chdir("js")
     session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
     session.run(
@@ -191,7 +196,7 @@ def tests_agent_framework(session: nox.Session, pins: tuple[str, ...]) -> None:
 def tests_agno(session: nox.Session) -> None:
     """Agno's AG-UI interface behind the ASGI middleware (Agno is no extra of moca-agui)."""
     session.install("-e", ".[test]", "agno[agui]>=3.1,<4")
-    session.run("pytest", "tests/agno", *session.posargs)
+    session.run("pytest", "tests/agno_middleware", *session.posargs)
 
 
 #: The oldest ag-ui-adk on ag-ui-protocol 1.x (0.8.0) on the oldest google-adk it takes,
@@ -212,7 +217,7 @@ def tests_adk(session: nox.Session, pins: tuple[str, ...]) -> None:
         session.install("-e", ".[adk]", *pins, *_test_tools())
     else:
         session.install("-e", ".[adk,test]", *pins)
-    session.run("pytest", "tests/adk", *session.posargs)
+    session.run("pytest", "tests/adk_adapter", *session.posargs)
 
 
 def _test_tools() -> list[str]:
@@ -237,7 +242,7 @@ def tests_langgraph_mcp(session: nox.Session) -> None:
         "pytest>=8",
         "pytest-asyncio>=0.24",
     )
-    session.run("pytest", "tests/langgraph_mcp", *session.posargs)
+    session.run("pytest", "tests/langgraph_mcp_adapter", *session.posargs)
 
 
 @nox.session(python=PYTHON)

@@ -1,7 +1,7 @@
 """What the Strands tests share: a scripted Strands model, Reader tools, apps, HTTP.
 
-(No `__init__.py` in this folder, and module names unlike the framework's: a module
-named `strands` here would shadow it.)
+(No `__init__.py` in this folder: pytest imports each module by its name, so module
+names unlike any other test folder's; tests/test_layout.py keeps them no package's.)
 """
 
 from __future__ import annotations

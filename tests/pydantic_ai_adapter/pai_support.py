@@ -1,7 +1,7 @@
 """What the Pydantic AI tests share: a scripted model, Reader tools, AG-UI apps, HTTP.
 
-(No `__init__.py` in this folder, and module names unlike any other test folder's: a
-package named `pydantic_ai` under `tests/` would shadow the framework.)
+(No `__init__.py` in this folder: pytest imports each module by its name, so module
+names unlike any other test folder's; tests/test_layout.py keeps them no package's.)
 """
 
 from __future__ import annotations
