@@ -1,8 +1,4 @@
-"""What the ADK tests share: a scripted offline model, Reader tools, the endpoint, HTTP.
-
-(No `__init__.py` in this folder: pytest imports each module by its name, so module
-names unlike any other test folder's; tests/test_layout.py keeps them no package's.)
-"""
+"""What the ADK tests share: a scripted offline model, Reader tools, the endpoint, HTTP."""
 
 from __future__ import annotations
 

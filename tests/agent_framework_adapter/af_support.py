@@ -1,8 +1,5 @@
 """What the Microsoft Agent Framework tests share: scripted models, Reader tools, the AG-UI
 endpoint over HTTP, and the checks every stream passes.
-
-(No `__init__.py` in this folder: pytest imports each module by its name, so module
-names unlike any other test folder's; tests/test_layout.py keeps them no package's.)
 """
 
 from __future__ import annotations

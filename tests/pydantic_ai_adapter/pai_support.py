@@ -1,8 +1,4 @@
-"""What the Pydantic AI tests share: a scripted model, Reader tools, AG-UI apps, HTTP.
-
-(No `__init__.py` in this folder: pytest imports each module by its name, so module
-names unlike any other test folder's; tests/test_layout.py keeps them no package's.)
-"""
+"""What the Pydantic AI tests share: a scripted model, Reader tools, AG-UI apps, HTTP."""
 
 from __future__ import annotations
 

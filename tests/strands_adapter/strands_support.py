@@ -1,8 +1,4 @@
-"""What the Strands tests share: a scripted Strands model, Reader tools, apps, HTTP.
-
-(No `__init__.py` in this folder: pytest imports each module by its name, so module
-names unlike any other test folder's; tests/test_layout.py keeps them no package's.)
-"""
+"""What the Strands tests share: a scripted Strands model, Reader tools, apps, HTTP."""
 
 from __future__ import annotations
 
