@@ -6,9 +6,8 @@ be one of its objects if the application imported it already.
 
 from __future__ import annotations
 
-import sys
-
 from moca_agui import CitationOptions, hookimpl
+from moca_agui._imported import instance_of, instance_or_subclass_of
 from moca_agui._install import pip_install
 
 __all__ = ["moca_install_hint", "moca_instrument"]
@@ -16,18 +15,11 @@ __all__ = ["moca_install_hint", "moca_instrument"]
 
 @hookimpl
 def moca_instrument(target: object, options: CitationOptions) -> object | None:
-    agent = getattr(sys.modules.get("ag_ui_adk"), "ADKAgent", None)
-    if agent is not None and (
-        isinstance(target, agent) or (isinstance(target, type) and issubclass(target, agent))
-    ):
+    if instance_or_subclass_of(target, "ag_ui_adk:ADKAgent"):
         from .adk import instrumented
 
         return instrumented(target, options)
-    base_agent = getattr(sys.modules.get("google.adk.agents.base_agent"), "BaseAgent", None)
-    app = getattr(sys.modules.get("google.adk.apps.app"), "App", None)
-    if (base_agent is not None and isinstance(target, base_agent)) or (
-        app is not None and isinstance(target, app)
-    ):
+    if instance_of(target, "google.adk.agents.base_agent:BaseAgent", "google.adk.apps.app:App"):
         raise TypeError(
             "moca_agui instruments ag-ui-adk's ADKAgent, not the ADK agent or App: "
             "`agent = moca_agui.instrument(ADKAgent(adk_agent=root_agent, ...))` or "

@@ -6,9 +6,8 @@ Imports without AG2: it looks the framework up in `sys.modules`.
 
 from __future__ import annotations
 
-import sys
-
 from moca_agui import CitationOptions, hookimpl
+from moca_agui._imported import instance_or_subclass_of
 
 __all__ = ["moca_install_hint", "moca_instrument"]
 
@@ -22,13 +21,8 @@ _USE_THE_MIDDLEWARE = (
 
 @hookimpl
 def moca_instrument(target: object, options: CitationOptions) -> object | None:
-    stream = getattr(sys.modules.get("ag2.ag_ui"), "AGUIStream", None)
-    agent = getattr(sys.modules.get("ag2"), "Agent", None)
-    for kind in (stream, agent):
-        if kind is not None and (
-            isinstance(target, kind) or (isinstance(target, type) and issubclass(target, kind))
-        ):
-            raise TypeError(_USE_THE_MIDDLEWARE)
+    if instance_or_subclass_of(target, "ag2.ag_ui:AGUIStream", "ag2:Agent"):
+        raise TypeError(_USE_THE_MIDDLEWARE)
     return None
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 
 from moca_agui import CitationOptions, hookimpl
+from moca_agui._imported import instance_of, instance_or_subclass_of
 from moca_agui._install import pip_install
 
 __all__ = ["moca_install_hint", "moca_instrument", "moca_numbered"]
@@ -19,21 +20,19 @@ _ONE_LINE = "agent = moca_agui.instrument(AgentFrameworkAgent(agent=chat_agent))
 
 @hookimpl
 def moca_instrument(target: object, options: CitationOptions) -> object | None:
-    ag_ui = sys.modules.get("agent_framework_ag_ui")
-    if ag_ui is None:
+    if "agent_framework_ag_ui" not in sys.modules:
         return None
-    if _is(target, ag_ui.AgentFrameworkAgent):
+    if instance_or_subclass_of(target, "agent_framework_ag_ui:AgentFrameworkAgent"):
         from .agent_framework import instrumented
 
         return instrumented(target, options)
-    if _is(target, ag_ui.AgentFrameworkWorkflow):
+    if instance_or_subclass_of(target, "agent_framework_ag_ui:AgentFrameworkWorkflow"):
         raise TypeError(
             "moca_agui cites an AgentFrameworkAgent, not yet an AgentFrameworkWorkflow: a "
             "workflow runs its agents in executors the AG-UI wrapper does not expose; serve "
             f"one chat agent instead ({_ONE_LINE})"
         )
-    core = sys.modules.get("agent_framework")
-    if core is not None and isinstance(target, core.BaseAgent | core.Workflow):
+    if instance_of(target, "agent_framework:BaseAgent", "agent_framework:Workflow"):
         raise TypeError(
             "moca_agui instruments the AG-UI wrapper that serves an Agent Framework agent, "
             f"not the agent: {_ONE_LINE}, then add_agent_framework_fastapi_endpoint(app, "
@@ -44,8 +43,7 @@ def moca_instrument(target: object, options: CitationOptions) -> object | None:
 
 @hookimpl
 def moca_numbered(target: object, name: str | None) -> object | None:
-    tool = getattr(sys.modules.get("agent_framework"), "FunctionTool", None)
-    if tool is None or not isinstance(target, tool):  # not imported, or not the framework
+    if not instance_of(target, "agent_framework:FunctionTool"):
         return None
     from .agent_framework import numbered_tool
 
@@ -59,7 +57,3 @@ def moca_install_hint() -> str:
         "a Microsoft Agent Framework `AgentFrameworkAgent` class or instance: "
         f"{pip_install('agent-framework')}"
     )
-
-
-def _is(target: object, cls: type) -> bool:
-    return isinstance(target, cls) or (isinstance(target, type) and issubclass(target, cls))

@@ -6,9 +6,8 @@ only be one of its objects if the application imported it already.
 
 from __future__ import annotations
 
-import sys
-
 from moca_agui import CitationOptions, hookimpl
+from moca_agui._imported import instance_of, subclass_of
 from moca_agui._install import pip_install
 
 __all__ = ["moca_install_hint", "moca_instrument", "moca_numbered"]
@@ -16,19 +15,17 @@ __all__ = ["moca_install_hint", "moca_instrument", "moca_numbered"]
 
 @hookimpl
 def moca_instrument(target: object, options: CitationOptions) -> object | None:
-    agent = getattr(sys.modules.get("ag_ui_langgraph"), "LangGraphAgent", None)
-    if agent is not None and isinstance(target, agent):
+    if instance_of(target, "ag_ui_langgraph:LangGraphAgent"):
         from .langgraph import citing
 
         instrumented: object = citing(target, options)
         return instrumented
-    if agent is not None and isinstance(target, type) and issubclass(target, agent):
+    if subclass_of(target, "ag_ui_langgraph:LangGraphAgent"):
         raise TypeError(
             "moca_agui instruments a LangGraphAgent instance, not its class: "
             "agent = moca_agui.instrument(LangGraphAgent(name=..., graph=graph))"
         )
-    graph = getattr(sys.modules.get("langgraph.pregel"), "Pregel", None)
-    if graph is not None and isinstance(target, graph):
+    if instance_of(target, "langgraph.pregel:Pregel"):
         raise TypeError(
             "moca_agui instruments the AG-UI agent that serves a LangGraph graph, not the "
             "graph: agent = moca_agui.instrument(LangGraphAgent(name=..., graph=graph))"
@@ -38,8 +35,7 @@ def moca_instrument(target: object, options: CitationOptions) -> object | None:
 
 @hookimpl
 def moca_numbered(target: object) -> object | None:
-    tool = getattr(sys.modules.get("langchain_core.tools"), "BaseTool", None)
-    if tool is not None and isinstance(target, tool):
+    if instance_of(target, "langchain_core.tools:BaseTool"):
         from ._langgraph_numbered import numbered_tool
 
         numbered: object = numbered_tool(target)

@@ -9,40 +9,37 @@ from __future__ import annotations
 import inspect
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import Any, TypeGuard
 
 from moca_agui import CitationOptions, hookimpl
+from moca_agui._imported import instance_of, instance_or_subclass_of, subclass_of
 from moca_agui._install import pip_install
 
-if TYPE_CHECKING:
-    from llama_index.core.workflow import Workflow
-
+_WORKFLOW = "llama_index.protocols.ag_ui.agent:AGUIChatWorkflow"
+_ROUTER = "llama_index.protocols.ag_ui.router:AGUIWorkflowRouter"
 _ONE_LINE = "get_ag_ui_workflow_router(workflow_factory=moca_agui.instrument(workflow_factory))"
 
 
 @hookimpl
 def moca_instrument(target: object, options: CitationOptions) -> object | None:
-    agent = sys.modules.get("llama_index.protocols.ag_ui.agent")
-    if agent is None:
+    if "llama_index.protocols.ag_ui.agent" not in sys.modules:  # else a callable is a factory
         return None
-    workflow_class: type[Workflow] = agent.AGUIChatWorkflow
-    if isinstance(target, type) and issubclass(target, workflow_class):
+    if subclass_of(target, _WORKFLOW):
         from .llama_index import cited_workflow_class
 
         return cited_workflow_class(target, options)
-    if isinstance(target, workflow_class):
+    if instance_of(target, _WORKFLOW):
         from .llama_index import cited_workflow
 
-        return cited_workflow(target, options)
+        cited: object = cited_workflow(target, options)
+        return cited
     if _is_factory(target):  # `workflow_factory` of get_ag_ui_workflow_router
         from .llama_index import cited_factory
 
         return cited_factory(target, options)
     if _is_router(target):
         raise TypeError(f"moca_agui instruments the workflow factory, not the router: {_ONE_LINE}")
-    if isinstance(target, agent.Workflow) or (
-        isinstance(target, type) and issubclass(target, agent.Workflow)
-    ):
+    if instance_or_subclass_of(target, "llama_index.protocols.ag_ui.agent:Workflow"):
         raise TypeError(
             "moca_agui cites LlamaIndex's AGUIChatWorkflow (or a subclass) and the factories "
             f"that make one: {_ONE_LINE}; for a workflow that writes its own AG-UI events, "
@@ -53,15 +50,11 @@ def moca_instrument(target: object, options: CitationOptions) -> object | None:
 
 def _is_router(target: object) -> bool:
     """An AGUIWorkflowRouter, or the APIRouter `get_ag_ui_workflow_router` returned."""
-    module = sys.modules.get("llama_index.protocols.ag_ui.router")
-    router_class = getattr(module, "AGUIWorkflowRouter", None)
-    if router_class is None:
-        return False
-    if isinstance(target, router_class):
+    if instance_of(target, _ROUTER):
         return True
     routes = getattr(target, "routes", None)
     return isinstance(routes, list) and any(
-        isinstance(getattr(getattr(route, "endpoint", None), "__self__", None), router_class)
+        instance_of(getattr(getattr(route, "endpoint", None), "__self__", None), _ROUTER)
         for route in routes
     )
 
@@ -83,8 +76,7 @@ def _is_factory(target: object) -> TypeGuard[Callable[[], Any]]:
 
 @hookimpl
 def moca_numbered(target: object) -> object | None:
-    tool = getattr(sys.modules.get("llama_index.core.tools"), "FunctionTool", None)
-    if tool is not None and isinstance(target, tool):
+    if instance_of(target, "llama_index.core.tools:FunctionTool"):
         from ._llama_index_numbered import numbered_tool
 
         numbered: object = numbered_tool(target)

@@ -6,9 +6,8 @@ can only be one of its objects if the application imported it already.
 
 from __future__ import annotations
 
-import sys
-
 from moca_agui import CitationOptions, hookimpl
+from moca_agui._imported import instance_of, instance_or_subclass_of
 from moca_agui._install import pip_install
 
 __all__ = ["moca_install_hint", "moca_instrument", "moca_numbered"]
@@ -16,17 +15,11 @@ __all__ = ["moca_install_hint", "moca_instrument", "moca_numbered"]
 
 @hookimpl
 def moca_instrument(target: object, options: CitationOptions) -> object | None:
-    ag_ui = sys.modules.get("pydantic_ai.ui.ag_ui")
-    adapter = getattr(ag_ui, "AGUIAdapter", None)
-    if adapter is not None and (
-        isinstance(target, adapter) or (isinstance(target, type) and issubclass(target, adapter))
-    ):
+    if instance_or_subclass_of(target, "pydantic_ai.ui.ag_ui:AGUIAdapter"):
         from .pydantic_ai import instrumented
 
         return instrumented(target, options)
-    agent_module = sys.modules.get("pydantic_ai.agent")
-    agent = getattr(agent_module, "AbstractAgent", None)
-    if agent is not None and isinstance(target, agent):
+    if instance_of(target, "pydantic_ai.agent:AbstractAgent"):
         raise TypeError(
             "moca_agui instruments Pydantic AI's AG-UI adapter, not the agent: keep the "
             "agent and add `AGUIAdapter = moca_agui.instrument(AGUIAdapter)` after "
@@ -37,8 +30,7 @@ def moca_instrument(target: object, options: CitationOptions) -> object | None:
 
 @hookimpl
 def moca_numbered(target: object) -> object | None:
-    toolset = getattr(sys.modules.get("pydantic_ai.toolsets"), "AbstractToolset", None)
-    if toolset is not None and isinstance(target, toolset):
+    if instance_of(target, "pydantic_ai.toolsets:AbstractToolset"):
         from ._pydantic_ai_numbered import numbered_toolset
 
         return numbered_toolset(target)

@@ -6,9 +6,8 @@ only be one of its objects if the application imported it already.
 
 from __future__ import annotations
 
-import sys
-
 from moca_agui import CitationOptions, hookimpl
+from moca_agui._imported import instance_of, subclass_of
 from moca_agui._install import pip_install
 
 __all__ = ["moca_install_hint", "moca_instrument", "moca_numbered"]
@@ -18,18 +17,16 @@ _ONE_LINE = 'agent = moca_agui.instrument(StrandsAgent(agent=strands_agent, name
 
 @hookimpl
 def moca_instrument(target: object, options: CitationOptions) -> object | None:
-    agent = getattr(sys.modules.get("ag_ui_strands"), "StrandsAgent", None)
-    if agent is not None and isinstance(target, agent):
+    if instance_of(target, "ag_ui_strands:StrandsAgent"):
         from .strands import citing
 
         instrumented: object = citing(target, options)
         return instrumented
-    if agent is not None and isinstance(target, type) and issubclass(target, agent):
+    if subclass_of(target, "ag_ui_strands:StrandsAgent"):
         raise TypeError(
             f"moca_agui instruments a StrandsAgent instance, not its class: {_ONE_LINE}"
         )
-    core = getattr(sys.modules.get("strands"), "Agent", None)
-    if core is not None and isinstance(target, core):
+    if instance_of(target, "strands:Agent"):
         raise TypeError(
             "moca_agui instruments the AG-UI agent that serves a Strands Agent, not the "
             f"Agent: {_ONE_LINE}"
@@ -39,8 +36,7 @@ def moca_instrument(target: object, options: CitationOptions) -> object | None:
 
 @hookimpl
 def moca_numbered(target: object) -> object | None:
-    tool = getattr(sys.modules.get("strands.types.tools"), "AgentTool", None)
-    if tool is not None and isinstance(target, tool):
+    if instance_of(target, "strands.types.tools:AgentTool"):
         from ._strands_numbered import NumberedTool
 
         return NumberedTool(target)

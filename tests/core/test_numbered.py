@@ -8,8 +8,6 @@ import asyncio
 import inspect
 import json
 import logging
-import sys
-import types
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -202,26 +200,3 @@ async def test_a_numbered_tool_run_in_a_worker_thread_numbers_into_the_run():
     assert json.loads(content) == {"results": [{"marker": "[1]", "result": B}]}
     [value] = citation_events(stream)
     assert value["citations"] == [{"marker": "[1]", "record": B}]
-
-
-@pytest.mark.parametrize(
-    "module",
-    [
-        "agent_framework",
-        "langchain_core.tools",
-        "llama_index.core.tools",
-        "pydantic_ai.toolsets",
-        "strands.types.tools",
-    ],
-)
-def test_a_module_that_only_shares_a_frameworks_name_does_not_break_numbered(
-    module: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """E.g. a test folder named like the framework, imported as a namespace package where
-    the framework is not installed: each adapter's hook finds nothing of its own there."""
-    monkeypatch.setitem(sys.modules, module, types.ModuleType(module))
-
-    def moca_get_node(node_id: str) -> dict[str, Any]:
-        return B
-
-    assert moca_agui.numbered(moca_get_node).__wrapped__ is moca_get_node
