@@ -1,6 +1,7 @@
 """The reference Reader's captured answers (`../shared/reference-reader/`), read at test
 time, and what citing each one must give: the records it holds, exactly as sent; nothing
-for a compact result (unless a lookup finds the record), an error or a structure item."""
+for a compact result (unless a lookup finds the record), an error or a structure item.
+(`reference_runs` replays them through a framework's agent.)"""
 
 from __future__ import annotations
 
@@ -65,16 +66,22 @@ def by_get_node(ref: str) -> dict[str, Any] | None:
     return None
 
 
-def expected(capture: dict[str, Any], *, lookup: bool) -> list[dict[str, Any]]:
+def expected(
+    capture: dict[str, Any], *, lookup: bool, include_text: bool = True
+) -> list[dict[str, Any]]:
     """The `citations` of the answer's event: each node's whole record, in order; a compact
-    result only when `lookup` asks the captured `moca_get_node` for its record."""
+    result only when `lookup` asks the captured `moca_get_node` for its record. Without
+    `include_text`, each record without its `text` and nothing else changed."""
     cited = []
     for item in items(capture):
         if "node" in item:
-            cited.append({"record": item})
+            cited.append(item)
         elif lookup and (found := by_get_node(item["ref"])) is not None:
-            cited.append({"record": json.loads(found["content"][0]["text"])})
-    return cited
+            cited.append(json.loads(found["content"][0]["text"]))
+    return [
+        {"record": rec if include_text else {k: v for k, v in rec.items() if k != "text"}}
+        for rec in cited
+    ]
 
 
 #: A `lookup` that asks the captured reference Reader, through `moca_agui.reader_lookup`.
