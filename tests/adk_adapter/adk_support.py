@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import AsyncGenerator, Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Iterable, Sequence
 from typing import Any
 
 import httpx
@@ -117,8 +117,11 @@ def run_input(
     return shared_run_input(question, run_id, thread_id=thread_id, history=history)
 
 
-async def post(app: Any, question: str, **kw: Any) -> list[dict[str, Any]]:
-    """POST one AG-UI run; the SSE events, parsed, after every check a stream must pass."""
+async def post(
+    app: Any, question: str, readers: Iterable[str] = moca_agui.DEFAULT_READER_TOOLS, **kw: Any
+) -> list[dict[str, Any]]:
+    """POST one AG-UI run; the SSE events, parsed, after every check a stream must pass
+    (`moca-agui check` with `readers` as the Reader tools)."""
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
         response = await client.post(
@@ -129,7 +132,8 @@ async def post(app: Any, question: str, **kw: Any) -> list[dict[str, Any]]:
     chunks = [chunk for chunk in response.text.replace("\r\n", "\n").split("\n\n") if chunk.strip()]
     stream = [json.loads(_data(chunk)) for chunk in chunks]
     assert_valid_stream(stream)
-    assert [str(f) for f in check_events(stream) if f.level == "error"] == []
+    findings = check_events(stream, reader_tools=readers)
+    assert [str(f) for f in findings if f.level == "error"] == []
     return stream
 
 
