@@ -105,6 +105,7 @@ async def test_an_mcp_toolset_shows_the_numbers_the_model_cites(tmp_path: Path) 
     )
     stream = await post(cited(agent(model, toolsets=[toolset])), "q")
     assert_valid_stream(stream)
+    assert check_events(stream) == []  # the checker reads the numbered MCP results
 
     scored = {path: {**rec, "score": 1.0} for path, rec in (("a", A), ("b", B), ("c", C))}
     results = {
