@@ -14,7 +14,7 @@ from reference_calls import CALLS, LOOKUP, answer, expected, items, named, ref_o
 
 import moca_agui
 from moca_agui.check import check_events
-from support import Call, answer_ids
+from support import Call
 
 #: A tool that is no Reader tool: it answers a whole record as the Reader sent it, which
 #: the answer names too, and it is never cited.
@@ -73,6 +73,9 @@ def assert_control_cites_other(stream: list[dict[str, Any]]) -> None:
     _assert_cites(stream, [{"record": json.loads(web_search("shipping"))}], WITH_OTHER, "control")
 
 
+_TEXT = ("TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_CHUNK")
+
+
 def _assert_cites(
     stream: list[dict[str, Any]],
     citations: list[dict[str, Any]],
@@ -84,6 +87,7 @@ def _assert_cites(
     (value,) = [
         e["value"] for e in stream if e["type"] == "CUSTOM" and e["name"] == moca_agui.EVENT_NAME
     ]
-    assert value["messageId"] == answer_ids(stream)[-1], name
+    texts = [e["messageId"] for e in stream if e["type"] in _TEXT and e.get("messageId")]
+    assert value["messageId"] == texts[-1], name  # on the answer: the last text
     sent = json.dumps(citations, ensure_ascii=False)
     assert json.dumps(value["citations"], ensure_ascii=False) == sent, name

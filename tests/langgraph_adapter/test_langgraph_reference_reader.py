@@ -13,9 +13,8 @@ from langchain_core.messages.content import create_text_block
 from langchain_core.tools import BaseTool, StructuredTool
 from lg_chat import Call, Say, StreamingChatModel
 from lg_service import agent, app_for, post, run_input
-from reference_calls import CALLS, IDS, LOOKUP, answer, expected
-
-from support import citation_events
+from reference_calls import CALLS, LOOKUP, answer
+from reference_runs import assert_cited_as_sent
 
 
 def replayed(capture: dict[str, Any]) -> BaseTool:
@@ -37,10 +36,9 @@ def replayed(capture: dict[str, Any]) -> BaseTool:
 @pytest.mark.parametrize("lookup", [False, True], ids=["no-lookup", "lookup"])
 async def test_each_captured_answer_is_cited_as_the_reader_sent_it(lookup: bool) -> None:
     options = {"lookup": LOOKUP} if lookup else {}
-    for capture, name in zip(CALLS, IDS, strict=True):
+    for capture in CALLS:
         script = [[Call(capture["tool"], capture["arguments"])], [Say(answer(capture))]]
         model = StreamingChatModel(script=script)
         served = agent(model, [replayed(capture)], **options)
         stream = await post(app_for(served), run_input())
-        (value,) = citation_events(stream)
-        assert value["citations"] == expected(capture, lookup=lookup), name
+        assert_cited_as_sent(stream, capture, lookup=lookup)
