@@ -158,12 +158,13 @@ def snapshot_answers(stream: list[dict[str, Any]]) -> dict[str, str]:
 
 
 def _speaks_installed_mcp() -> bool:
-    """agent-framework-core before 1.2x is an MCP 1.x client; the demo server is MCP 2."""
+    """agent-framework-core before 1.2x is an MCP 1.x client; the Readers these tests
+    start (the demo Reader, the reference Reader's replay) are MCP 2."""
     wanted = [r for r in requires("agent-framework-core") or () if r.startswith("mcp")]
     return not any("<2" in r for r in wanted) or version("mcp").startswith("1.")
 
 
 needs_mcp_2_client = pytest.mark.skipif(
     not _speaks_installed_mcp(),
-    reason="this agent-framework-core's MCP client speaks MCP 1.x, the demo Reader MCP 2",
+    reason="this agent-framework-core's MCP client speaks MCP 1.x, the Readers served here MCP 2",
 )
