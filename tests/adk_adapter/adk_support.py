@@ -118,7 +118,11 @@ def run_input(
 
 
 async def post(
-    app: Any, question: str, readers: Iterable[str] = moca_agui.DEFAULT_READER_TOOLS, **kw: Any
+    app: Any,
+    question: str,
+    *,
+    readers: Iterable[str] = moca_agui.DEFAULT_READER_TOOLS,
+    **kw: Any,
 ) -> list[dict[str, Any]]:
     """POST one AG-UI run; the SSE events, parsed, after every check a stream must pass
     (`moca-agui check` with `readers` as the Reader tools)."""
