@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -49,17 +50,30 @@ ReaderItem = dict[str, Any] | CompactResult
 
 
 def parse_json(text: str) -> Any:
-    """Parse JSON strictly (no NaN or Infinity, no duplicated key); raise ValueError otherwise."""
+    """Parse JSON strictly (no NaN or Infinity, no number out of range, no duplicated key);
+    raise ValueError otherwise."""
     if len(text) > MAX_RESULT_CHARS:
         raise ValueError(f"{len(text)} characters, over the {MAX_RESULT_CHARS} this layer parses")
     try:
-        return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
+        return json.loads(
+            text,
+            parse_constant=_reject_constant,
+            parse_float=_finite_float,
+            object_pairs_hook=_unique_keys,
+        )
     except RecursionError:
         raise ValueError("nested too deeply") from None
 
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):  # JavaScript reads it as Infinity, and writes that as null
+        raise ValueError(f"not plain JSON: {text:.40} is out of a double's range")
+    return value
 
 
 def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

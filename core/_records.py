@@ -15,7 +15,14 @@ from pydantic import ValidationError as _ValidationError
 from pydantic_core import from_json, to_json
 from typing_extensions import TypedDict
 
-__all__ = ["InvalidRecord", "WireObject", "as_record", "looks_like_record"]
+__all__ = [
+    "MAX_DEPTH",
+    "InvalidRecord",
+    "WireObject",
+    "as_record",
+    "checked_record",
+    "looks_like_record",
+]
 
 # Patterns follow ECMA-262, as JSON Schema requires: `$` ends the text, and `\s` is
 # ECMA's white space (not Python's nor Rust's, which differ on a few code points).
@@ -158,8 +165,16 @@ class WireObject(dict[str, Any]):
     __slots__ = ()
 
 
-#: One encoder for every record: its settings are all it holds.
-_JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False, check_circular=False)
+#: One encoder for every record: its settings are all it holds. Compact, as `to_json`
+#: writes, so the length of what it writes is the record's size on the wire.
+_JSON = json.JSONEncoder(
+    ensure_ascii=False, allow_nan=False, check_circular=False, separators=(",", ":")
+)
+
+#: How deep a record may nest ({} is one level): as deep as pydantic's parser reads, and
+#: well within what EventEncoder's serializer writes (about 250 levels, the event's own
+#: envelope taking four). Records nest about four.
+MAX_DEPTH = 200
 
 
 def as_record(value: object) -> dict[str, Any]:
@@ -167,29 +182,67 @@ def as_record(value: object) -> dict[str, Any]:
 
     The copy is what the Reader produced, key for key and in order. Making it also proves
     the value is plain JSON: no NaN, no lone surrogate, nothing a wire encoder chokes on.
-    A `WireObject` is plain JSON by construction, so it is only re-encoded (in Rust) to
-    be copied and to have its depth bounded.
     """
+    return checked_record(value)[0]
+
+
+def checked_record(value: object) -> tuple[dict[str, Any], int]:
+    """`as_record`, and the record's size in bytes as compact JSON (what the wire carries).
+
+    A `WireObject` is plain JSON already and no one else holds it: it is encoded once (in
+    Rust) to measure it and to prove its strings are UTF-8, and kept as it is.
+    """
+    if type(value) is WireObject:
+        record, encoded = dict(value), _encoded_wire(value)
+    else:
+        record, encoded = _copied(value)
+    if encoded.count(b"{") + encoded.count(b"[") > MAX_DEPTH and _depth(record) > MAX_DEPTH:
+        raise InvalidRecord(f"nested too deeply to send: over {MAX_DEPTH} levels")
+    if not _VALIDATOR.validator.isinstance_python(record):
+        raise InvalidRecord(_broken_rule(record))
+    return record, len(encoded)
+
+
+def _encoded_wire(value: WireObject) -> bytes:
     try:
-        text: str | bytes = to_json(value) if type(value) is WireObject else _JSON.encode(value)
-        if isinstance(text, str):
-            text.encode("utf-8")
+        return to_json(value)
+    except ValueError as exc:  # a lone surrogate (a \ud800 escape), or over 255 levels deep
+        reason = "nested too deeply to send" if "depth" in str(exc) else "not plain JSON"
+        raise InvalidRecord(f"{reason}: {exc}") from None
+
+
+def _copied(value: object) -> tuple[dict[str, Any], bytes]:
+    """A private copy of a Python value made through its JSON text, and that text."""
+    try:
+        encoded = _JSON.encode(value).encode("utf-8")
     except (TypeError, ValueError, RecursionError) as exc:
         raise InvalidRecord(f"not plain JSON: {exc}") from None
     try:
-        # pydantic's parser reads at most 200 levels, so a record it reads, the serializer
-        # of EventEncoder (which stops near 255) writes; records nest about 4 levels. Its
-        # process-wide string cache would keep the run's strings after the run: off.
-        record = from_json(text, cache_strings=False, allow_inf_nan=False)
+        # Its process-wide string cache would keep the run's strings after the run: off.
+        record = from_json(encoded, cache_strings=False, allow_inf_nan=False)
     except ValueError as exc:  # an overflowed number (1e999) was written as Infinity
         reason = "nested too deeply to send" if "recursion" in str(exc) else "not plain JSON"
         raise InvalidRecord(f"{reason}: {exc}") from None
     if not isinstance(record, dict):
         raise InvalidRecord("not a JSON object")
+    return record, encoded
+
+
+def _depth(value: object) -> int:
+    """How many levels of objects and arrays `value` nests (a scalar: 0)."""
+    if isinstance(value, dict):
+        return 1 + max(map(_depth, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(_depth, value), default=0)
+    return 0
+
+
+def _broken_rule(record: dict[str, Any]) -> str:
+    """The first rule of the schema that `record` breaks, as `where: what`."""
     try:
         _VALIDATOR.validate_python(record)
     except _ValidationError as exc:
         first = exc.errors(include_url=False)[0]
         where = ".".join(str(part) for part in first["loc"]) or "record"
-        raise InvalidRecord(f"{where}: {first['msg']}") from None
-    return record
+        return f"{where}: {first['msg']}"
+    return "record: refused by the schema"
