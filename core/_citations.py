@@ -42,8 +42,13 @@ def citations_event(
     *,
     include_text: bool,
     max_event_bytes: int,
+    sizes: Sequence[int] | None = None,
 ) -> CustomEvent:
-    """Build the event for one message; `text` is dropped as the options and budget say."""
+    """Build the event for one message; `text` is dropped as the options and budget say.
+
+    `sizes` are the records' sizes as compact JSON, if known: an event they show to be
+    within the budget is not measured again.
+    """
     entries: list[dict[str, Any]] = []
     for citation in citations:
         record = citation.record if include_text else _without_text(citation.record)
@@ -55,7 +60,8 @@ def citations_event(
     if times:
         value["computedAt"] = min(times).isoformat(timespec="milliseconds")
     value["citations"] = entries
-    _fit(value, entries, max_event_bytes)
+    if sizes is None or not _within(value, entries, sizes, max_event_bytes):
+        _fit(value, entries, max_event_bytes)
     return CustomEvent(type=EventType.CUSTOM, name=EVENT_NAME, value=value)
 
 
@@ -68,6 +74,15 @@ def _without_text(record: Mapping[str, Any]) -> Mapping[str, Any]:
 def _size(value: object) -> int:
     """Bytes of `value` as compact UTF-8 JSON (what the wire carries, less the envelope)."""
     return len(to_json(value))
+
+
+def _within(
+    value: dict[str, Any], entries: list[dict[str, Any]], sizes: Sequence[int], budget: int
+) -> bool:
+    """Whether the event's JSON is within `budget`, from the sizes of its records (with
+    their text: an upper bound when it is dropped) and of the rest of the event."""
+    rest = {**value, "citations": [{**entry, "record": 0} for entry in entries]}
+    return _size(rest) - len(entries) + sum(sizes) <= budget
 
 
 def _fit(value: dict[str, Any], entries: list[dict[str, Any]], budget: int) -> None:

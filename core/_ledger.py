@@ -15,14 +15,16 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = ["Entry", "Ledger", "Seen"]
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
-    """One source the model was shown: a node and a span of it (None: no span)."""
+class Entry(NamedTuple):
+    """One source the model was shown: a node and a span of it (None: no span).
+
+    A named tuple: entries are hashed and compared on every step of numbering, in C.
+    """
 
     ref: str
     span: tuple[int, int] | None = None

@@ -20,7 +20,7 @@ from ._citations import Citation, citations_event
 from ._extract import CompactResult, ReaderItem
 from ._ledger import Entry, Item, Ledger, Seen
 from ._options import CitationOptions, Lookup
-from ._records import InvalidRecord, as_record
+from ._records import InvalidRecord, checked_record
 from ._references import Mention
 from .plugins import get_plugin_manager
 
@@ -73,6 +73,9 @@ class CitationRun:
         self._looked_up: dict[str, tuple[dict[str, Any], datetime] | None] = {}  # ref -> answer
         self._muted: set[str] = set()  # messages not to cite: other roles, cited upstream
         self._sent: set[str] = set()  # messages whose event was made
+        #: id(record) -> its bytes as compact JSON, for each record the run keeps (the run
+        #: holds every one of them, so their ids stay theirs).
+        self._sizes: dict[int, int] = {}
 
     # -- what the run read -------------------------------------------------------------
 
@@ -184,7 +187,7 @@ class CitationRun:
     def _accept(self, source: str, item: object) -> dict[str, Any] | None:
         """The record as a private copy if it is valid and of a loaded package, else None."""
         try:
-            record = as_record(item)
+            record, size = checked_record(item)
         except InvalidRecord as exc:
             logger.warning("moca_agui: skipped an invalid record from %s: %s", source, exc)
             return None
@@ -196,6 +199,7 @@ class CitationRun:
                 record["package"]["digest"],
             )
             return None
+        self._sizes[id(record)] = size
         return record
 
     def add_text(self, message_id: str, delta: str) -> None:
@@ -258,11 +262,13 @@ class CitationRun:
             return None
         try:
             citations = await self._resolve(message_id, text)
+            sizes = [self._sizes.get(id(citation.record), -1) for citation in citations]
             return citations_event(
                 message_id,
                 citations,
                 include_text=self.options.include_text,
                 max_event_bytes=self.options.max_event_bytes,
+                sizes=sizes if -1 not in sizes else None,
             )
         except Exception:
             logger.exception("moca_agui: no citations sent for message %s", message_id)
