@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Any
 import logging
 
 import pytest
@@ -236,6 +237,46 @@ async def test_over_the_size_budget_text_is_dropped_from_the_largest_records_fir
     no_text = {k: v for k, v in big.items() if k != "text"}
     assert value["citations"] == [{"record": small}, {"record": no_text}]
     assert len(json.dumps(value, separators=(",", ":"))) <= 4000
+
+
+def wire_size(value: Any) -> int:
+    return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
+
+
+async def test_an_event_exactly_at_the_size_budget_is_sent_whole():
+    """The budget is worked out from each record's size at capture: exact to the byte,
+    in UTF-8 (the text here is two bytes a character)."""
+    big, small = record("big.md", text="é" * 2500), record("small.md", text="ü" * 250)
+    events = run(
+        tool_call("c1", "moca_search", {"query": "q", "results": [big, small]}),
+        message("m1", f"{ref(small)} {ref(big)}"),
+    )
+    [whole] = citation_events(await cited(events))
+    size = wire_size(whole)
+    [at_budget] = citation_events(await cited(events, max_event_bytes=size))
+    assert at_budget["citations"] == whole["citations"]  # computedAt: another time
+    [cut] = citation_events(await cited(events, max_event_bytes=size - 1))
+    no_text = {k: v for k, v in big.items() if k != "text"}
+    assert cut["citations"] == [{"record": small}, {"record": no_text}]
+
+
+async def captured_event(result: Any, **options: Any) -> dict[str, Any]:
+    citation_run = moca_agui.CitationRun(moca_agui.CitationOptions(**options))
+    citation_run.capture("moca_search", result)
+    citation_run.add_text("m1", " ".join(ref(r) for r in result["results"]))
+    event = await citation_run.event_for("m1")
+    assert event is not None
+    return event.value
+
+
+async def test_records_captured_as_python_values_are_measured_as_sent():
+    big = {**record("big.md", text="é" * 2500), "score": 0.5}
+    result = {"query": "q", "results": [big]}
+    whole = await captured_event(result)
+    at_budget = await captured_event(result, max_event_bytes=wire_size(whole))
+    assert at_budget["citations"] == whole["citations"]
+    cut = await captured_event(result, max_event_bytes=wire_size(whole) - 1)
+    assert cut["citations"] == [{"record": {k: v for k, v in big.items() if k != "text"}}]
 
 
 async def test_compact_results_resolve_through_lookup_only_when_cited():
