@@ -179,8 +179,12 @@ def _collect_object(value: object, items: list[ReaderItem], depth: int) -> None:
     if isinstance(metadata, Mapping) and "moca_citation" in metadata:
         _collect_citation(metadata["moca_citation"], items, depth)
         return
-    if getattr(value, "is_error", None) is True or getattr(value, "isError", None) is True:
-        _log_error(getattr(value, "content", None))  # mcp 2.x: is_error; 1.x: isError
+    # mcp 2.x: is_error (where reading isError warns it is deprecated); 1.x: isError.
+    error = getattr(value, "is_error", None)
+    if error is None:
+        error = getattr(value, "isError", None)
+    if error is True:
+        _log_error(getattr(value, "content", None))
         return
     content = getattr(value, "content", None)
     if isinstance(content, list):
