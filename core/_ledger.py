@@ -32,15 +32,18 @@ class Entry(NamedTuple):
 
 @dataclass(slots=True)
 class Seen:
-    """An entry as the run has it: the first record of it in the model's order, if any."""
+    """An entry as the run has it: every record of it, in the model's order (a record is
+    checked only when an answer needs it, so any of them may prove invalid)."""
 
     entry: Entry
-    record: dict[str, Any] | None  # None: a compact result, or an invalid record
-    captured_at: datetime
-    compact: bool  # named by a compact result only: `lookup` may find its record
+    #: (record, when its result was captured, the tool that returned it), in order.
+    records: list[tuple[dict[str, Any], datetime, str]]
+    captured_at: datetime  # when the model was first shown the entry
+    compact: bool  # named by a compact result: `lookup` may find its record
 
 
-#: One item of a result: its entry, its valid record (or None), whether it was compact.
+#: One item of a result: its entry, its record (unchecked; None: a compact result, or a
+#: value that is not plain JSON), whether it was compact.
 Item = tuple[Entry, dict[str, Any] | None, bool]
 
 
@@ -49,6 +52,7 @@ class _Result:
     call_id: str | None
     arrival: int
     captured_at: datetime
+    source: str  # the tool that returned it
     items: list[Item]
 
 
@@ -70,15 +74,17 @@ class Ledger:
             self._calls[call_id] = len(self._calls)
             self._order = None
 
-    def add(self, call_id: str | None, items: list[Item], captured_at: datetime) -> None:
-        """One result's items, in the order the result gives them."""
+    def add(
+        self, call_id: str | None, source: str, items: list[Item], captured_at: datetime
+    ) -> None:
+        """One result's items (of the tool `source`), in the order the result gives them."""
         if items:
-            self._results.append(_Result(call_id, len(self._results), captured_at, items))
+            arrival = len(self._results)
+            self._results.append(_Result(call_id, arrival, captured_at, source, items))
             self._order = None
 
     def entries(self) -> list[Seen]:
-        """Every entry once, in the model's order; a later copy of an entry with a record
-        gives its record to an earlier one without (a compact result, an invalid record)."""
+        """Every entry once, in the model's order, with the records of all its copies."""
         if self._order is not None:
             return self._order
         unannounced = len(self._calls)
@@ -95,11 +101,11 @@ class Ledger:
             for entry, record, compact in result.items:
                 known = seen.get(entry)
                 if known is None:
-                    seen[entry] = Seen(entry, record, result.captured_at, compact)
-                elif known.record is None and record is not None:
-                    known.record, known.captured_at = record, result.captured_at
-                elif known.record is None:
+                    known = seen[entry] = Seen(entry, [], result.captured_at, compact)
+                else:
                     known.compact = known.compact or compact
+                if record is not None:
+                    known.records.append((record, result.captured_at, result.source))
         self._order = list(seen.values())
         return self._order
 

@@ -22,6 +22,7 @@ __all__ = [
     "as_record",
     "checked_record",
     "looks_like_record",
+    "private_record",
 ]
 
 # Patterns follow ECMA-262, as JSON Schema requires: `$` ends the text, and `\s` is
@@ -184,6 +185,15 @@ def as_record(value: object) -> dict[str, Any]:
     the value is plain JSON: no NaN, no lone surrogate, nothing a wire encoder chokes on.
     """
     return checked_record(value)[0]
+
+
+def private_record(value: object) -> WireObject:
+    """`value` as plain JSON that no one else holds, unchecked otherwise: itself if it is
+    a `WireObject`, else a copy made through its JSON text (raises `InvalidRecord` if it
+    has none). A run keeps such values and checks only those an answer cites."""
+    if type(value) is WireObject:
+        return value
+    return WireObject(_copied(value)[0])
 
 
 def checked_record(value: object) -> tuple[dict[str, Any], int]:

@@ -8,7 +8,7 @@ import copy
 import inspect
 import json
 import logging
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -20,7 +20,7 @@ from ._citations import Citation, citations_event
 from ._extract import CompactResult, ReaderItem
 from ._ledger import Entry, Item, Ledger, Seen
 from ._options import CitationOptions, Lookup
-from ._records import InvalidRecord, checked_record
+from ._records import InvalidRecord, checked_record, private_record
 from ._references import Mention
 from .plugins import get_plugin_manager
 
@@ -76,6 +76,7 @@ class CitationRun:
         #: id(record) -> its bytes as compact JSON, for each record the run keeps (the run
         #: holds every one of them, so their ids stay theirs).
         self._sizes: dict[int, int] = {}
+        self._checked: dict[int, dict[str, Any] | None] = {}  # id(candidate) -> its record
 
     # -- what the run read -------------------------------------------------------------
 
@@ -123,7 +124,7 @@ class CitationRun:
         if items:
             now = datetime.now(UTC)
             entries = [item for item, _ in self._entries(tool_name, items) if item is not None]
-            self._ledger.add(tool_call_id, entries, now)
+            self._ledger.add(tool_call_id, tool_name, entries, now)
 
     def numbered(self, tool_name: str, result: object) -> object:
         """What the model reads of a Reader result: each source beside its run-wide
@@ -138,7 +139,7 @@ class CitationRun:
             return result
         pairs = self._entries(tool_name, items)
         kept = [item for item, _ in pairs if item is not None]
-        self._ledger.add(None, kept, datetime.now(UTC))
+        self._ledger.add(None, tool_name, kept, datetime.now(UTC))
         markers = iter(self._ledger.show([entry for entry, _, _ in kept]))
         view = [
             {"marker": next(markers), "result": shown} if item is not None else {"result": shown}
@@ -165,7 +166,12 @@ class CitationRun:
         return items or []
 
     def _entries(self, tool_name: str, items: list[ReaderItem]) -> list[tuple[Item | None, object]]:
-        """Each item's ledger item (None: it names no node) and what the model reads of it."""
+        """Each item's ledger item (None: it names no node) and what the model reads of it.
+
+        Records are kept unchecked (as private JSON): most are never cited, and each cited
+        one is checked when an answer needs it (`_record`). An invalid one keeps its
+        number all the same, so [n] names no other.
+        """
         pairs: list[tuple[Item | None, object]] = []
         for item in items:
             if isinstance(item, CompactResult):
@@ -173,16 +179,31 @@ class CitationRun:
                 self._compact_tools.setdefault(item.ref, tool_name)
                 pairs.append(((Entry(item.ref), None, True), shown))
                 continue
-            record = self._accept(tool_name, item)
-            if record is not None:
-                entry = Entry(record["node"]["ref"], _span_of(record))
-                pairs.append(((entry, record, False), item))
-            elif (ref := _ref_of(item)) is not None:
-                # The model saw it all the same: it keeps its number, so [n] names no other.
-                pairs.append(((Entry(ref, _span_of(item)), None, False), item))
-            else:
+            ref = _ref_of(item)
+            if ref is None:  # no node to number: say why it is not a record
+                self._accept(tool_name, item)
                 pairs.append((None, item))
+                continue
+            try:
+                record: dict[str, Any] | None = private_record(item)
+            except InvalidRecord as exc:
+                logger.warning("moca_agui: skipped an invalid record from %s: %s", tool_name, exc)
+                record = None
+            pairs.append(((Entry(ref, _span_of(item)), record, False), item))
         return pairs
+
+    def _record(self, seen: Seen) -> tuple[dict[str, Any], datetime] | None:
+        """An entry's first record, in the model's order, that is valid and of a loaded
+        package, and when it was captured; None if it has none. Each record is checked
+        once a run, and only when an answer needs it."""
+        for candidate, captured_at, source in seen.records:
+            key = id(candidate)  # the ledger holds every candidate: its id stays its own
+            if key not in self._checked:
+                self._checked[key] = self._accept(source, candidate)
+            record = self._checked[key]
+            if record is not None:
+                return record, captured_at
+        return None
 
     def _accept(self, source: str, item: object) -> dict[str, Any] | None:
         """The record as a private copy if it is valid and of a loaded package, else None."""
@@ -277,40 +298,33 @@ class CitationRun:
     async def _resolve(self, message_id: str, text: str) -> list[Citation]:
         seen = self._ledger.entries()
         by_entry = {s.entry: s for s in seen}
-        named: dict[str, Seen] = {}  # ref -> the entry a versioned ref cites
-        recorded: dict[str, Seen] = {}  # ref -> its first entry with a record
-        for s in seen:
-            ref = s.entry.ref
-            whole = s.entry.span is None and s.record is not None
-            if ref not in named or (whole and not _is_whole(named[ref])):
-                named[ref] = s
-            if s.record is not None:
-                recorded.setdefault(ref, s)
-        refs = named.keys()
-        table = self._marker_table(seen, refs, by_entry, named)
+        nodes = _Nodes(seen, self._record)
+        table = self._marker_table(seen, nodes, by_entry)
         markers = {marker: entry.ref for marker, entry in table.items()}
         found: list[Mention] = [
             mention
-            for mentions in self._hook.moca_find_references(text=text, refs=refs, markers=markers)
+            for mentions in self._hook.moca_find_references(
+                text=text, refs=nodes.refs, markers=markers
+            )
             if mentions
             for mention in mentions
         ]
         found.sort(key=lambda mention: mention.start)
         first: dict[Entry, str | None] = {}  # entry -> marker, in order of first mention
         for mention in found:
-            if mention.ref not in named:
+            if mention.ref not in nodes.refs:
                 logger.debug("moca_agui: left out %.200r: not returned in this run", mention.ref)
                 continue
             entry = table.get(mention.marker) if mention.marker is not None else None
             if entry is None or entry.ref != mention.ref:
-                entry = named[mention.ref].entry
+                entry = nodes.named(mention.ref).entry
             if entry not in first or (first[entry] is None and mention.marker):
                 first[entry] = mention.marker
-        await self._look_up_compacts([by_entry[entry] for entry in first], named)
+        await self._look_up_compacts([by_entry[entry] for entry in first], nodes)
         citations: list[Citation] = []
         by_key: dict[tuple[str, tuple[int, int] | None], Citation] = {}
         for entry, marker in first.items():
-            found_record = self._record_of(by_entry[entry], named, recorded)
+            found_record = self._record_of(by_entry[entry], nodes)
             if found_record is None:
                 continue
             record, captured_at = found_record
@@ -324,60 +338,57 @@ class CitationRun:
         return self._modified(message_id, text, citations)
 
     def _marker_table(
-        self,
-        seen: list[Seen],
-        refs: Collection[str],
-        by_entry: Mapping[Entry, Seen],
-        named: Mapping[str, Seen],
+        self, seen: list[Seen], nodes: _Nodes, by_entry: Mapping[Entry, Seen]
     ) -> dict[str, Entry]:
         """marker -> entry: the shown numbers, the default numbering, or a plugin's table
         (whose values may be refs: a ref names the entry a versioned ref cites)."""
         table = self._hook.moca_marker_table(
-            refs=list(refs), entries=[s.entry for s in seen], shown=self._ledger.shown()
+            refs=list(nodes.refs), entries=[s.entry for s in seen], shown=self._ledger.shown()
         )
         markers: dict[str, Entry] = {}
         for marker, target in (table or {}).items():
             if isinstance(target, Entry) and target in by_entry:
                 markers[marker] = target
-            elif isinstance(target, str) and target in named:
-                markers[marker] = named[target].entry
+            elif isinstance(target, str) and target in nodes.refs:
+                markers[marker] = nodes.named(target).entry
         return markers
 
-    async def _look_up_compacts(self, cited: list[Seen], named: Mapping[str, Seen]) -> None:
+    async def _look_up_compacts(self, cited: list[Seen], nodes: _Nodes) -> None:
         """Look up the nodes cited only through compact results, together: a dead Reader
         costs one timeout, not one per node."""
         pending = {
             s.entry.ref: None
             for s in cited
-            if s.record is None
-            and s.compact
-            and not _is_whole(named[s.entry.ref])
+            if s.compact
             and s.entry.ref not in self._looked_up
+            and self._record(s) is None
+            and nodes.whole(s.entry.ref) is None
         }
         lookup = self.options.lookup
         if pending and lookup is not None:
             await asyncio.gather(*(self._look_up(lookup, ref) for ref in pending))
 
-    def _record_of(
-        self, seen: Seen, named: Mapping[str, Seen], recorded: Mapping[str, Seen]
-    ) -> tuple[dict[str, Any], datetime] | None:
+    def _record_of(self, seen: Seen, nodes: _Nodes) -> tuple[dict[str, Any], datetime] | None:
         """The record an entry cites, and when it was captured, or None (left out).
 
         Its own record; else the node's whole-node record; for a compact result, else
         what `lookup` found, else the node's first record in the model's order.
         """
-        if seen.record is not None:
-            return seen.record, seen.captured_at
+        own = self._record(seen)
+        if own is not None:
+            return own
         ref = seen.entry.ref
-        if _is_whole(whole := named[ref]):
-            return whole.record, whole.captured_at  # type: ignore[return-value]
+        whole = nodes.whole(ref)
+        if whole is not None:
+            return whole
         if not seen.compact:
             return None  # an invalid record: only the whole node can stand for it
         looked_up = self._looked_up.get(ref)
         if looked_up is not None:
             return looked_up
-        if (first := recorded.get(ref)) is not None:
-            return first.record, first.captured_at  # type: ignore[return-value]
+        first = nodes.first_record(ref)
+        if first is not None:
+            return first
         if self.options.lookup is None and ref not in self._warned_compact:
             self._warned_compact.add(ref)
             tool = self._compact_tools.get(ref, "the Reader tool")
@@ -442,6 +453,43 @@ class CitationRun:
         self._looked_up[ref] = (record, datetime.now(UTC))
 
 
-def _is_whole(seen: Seen) -> bool:
-    """Whether an entry is a whole-node record: a record without a span."""
-    return seen.entry.span is None and seen.record is not None
+Found = tuple[dict[str, Any], datetime]
+
+
+class _Nodes:
+    """The entries of one run by node, for one answer: which entry a versioned ref cites
+    and which record stands in for an entry without one, worked out (and the records
+    checked) only for the nodes the answer names."""
+
+    __slots__ = ("_by_ref", "_named", "_record", "refs")
+
+    def __init__(self, seen: list[Seen], record: Callable[[Seen], Found | None]) -> None:
+        self._by_ref: dict[str, list[Seen]] = {}
+        for s in seen:
+            self._by_ref.setdefault(s.entry.ref, []).append(s)
+        #: Every node ref the run returned, in the model's order.
+        self.refs = self._by_ref.keys()
+        self._record = record
+        self._named: dict[str, Seen] = {}
+
+    def named(self, ref: str) -> Seen:
+        """The entry a versioned ref cites: the node's first entry with a whole-node
+        record (no span), else its first entry."""
+        named = self._named.get(ref)
+        if named is None:
+            entries = self._by_ref[ref]
+            named = next((s for s in entries if self._is_whole(s)), entries[0])
+            self._named[ref] = named
+        return named
+
+    def whole(self, ref: str) -> Found | None:
+        """The node's whole-node record, if the run has a valid one."""
+        named = self.named(ref)
+        return self._record(named) if self._is_whole(named) else None
+
+    def first_record(self, ref: str) -> Found | None:
+        """The node's first valid record, in the model's order, of any span."""
+        return next(filter(None, map(self._record, self._by_ref[ref])), None)
+
+    def _is_whole(self, seen: Seen) -> bool:
+        return seen.entry.span is None and self._record(seen) is not None
