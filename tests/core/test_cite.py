@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
 import logging
+from typing import Any
 
 import pytest
 from ag_ui.core import (
