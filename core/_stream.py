@@ -55,7 +55,8 @@ async def _cited(events: AsyncIterable[BaseEvent], tracker: _Tracker) -> AsyncIt
         # dearer; a stream's deltas mostly share one message id object. What decides the
         # fast path changes only when the tracker observes an event, so it is worked out
         # then.
-        run, fast, parts_of, append = tracker.run, True, None, _unused
+        append: Callable[[str], None] = _unused
+        run, fast, parts_of = tracker.run, True, None
         async for event in iterator:
             if fast and type(event) is TextMessageContentEvent:
                 fields = event.__dict__
