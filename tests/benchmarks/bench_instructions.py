@@ -1,0 +1,213 @@
+"""Benchmark 9: CPU instructions per unit of work, counted by valgrind (callgrind).
+
+Wall-clock ratios move with the load of the machine; instruction counts do not. Each
+workload runs under callgrind at two sizes, and the difference, divided by the units
+added, is the cost of one unit with every fixed cost (start-up, imports) taken out:
+
+- per text delta: one run whose answer grows, through the pass-through hop and `cite`;
+- per Reader result: benchmark 6's 10-record result read and its event sent, against
+  its floor (parse once with `from_json` and encode the event);
+- per realistic run: benchmark 1's 500-event runs, bare, hopped and cited;
+- per request: the bare-SDK demo service in process (ASGI transport), without and with
+  its one line.
+
+    python tests/benchmarks/bench_instructions.py [--quick] [--against REV]
+
+`--against REV` counts the core of git revision REV too, side by side. Needs valgrind
+(`apt install valgrind`). Instructions are not time: a Python instruction and a Rust
+one differ in what they cost, so read the ratios beside the timed benchmarks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from ag_ui.core import BaseEvent
+from workload import ROOT, machine, table
+
+HERE = Path(__file__).resolve().parent
+
+#: workload -> (unit, sizes (small, large), variants; the first is the reference)
+WORKLOADS: dict[str, tuple[str, tuple[int, int], tuple[str, ...]]] = {
+    "delta": ("text delta", (20_000, 60_000), ("hop", "cite")),
+    "result": ("Reader result", (100, 200), ("floor", "cite")),
+    "run": ("realistic run", (10, 20), ("bare", "hop", "cite")),
+    "request": ("bare-SDK demo request", (10, 30), ("bare", "cite")),
+}
+
+
+# -- the workloads, run in a child process under callgrind -----------------------------
+
+
+async def _delta(variant: str, size: int) -> None:
+    from workload import message, prose, runs_of
+
+    first = runs_of(1)[0]
+    await _serve([[*first[:-3], *message("long", prose(size)), first[-1]]], variant, False)
+
+
+async def _run(variant: str, size: int) -> None:
+    from workload import run_events
+
+    await _serve([run_events(i) for i in range(size)], variant, True)
+
+
+async def _serve(runs: list[list[BaseEvent]], variant: str, encode: bool) -> None:
+    from ag_ui.encoder import EventEncoder
+    from workload import source
+
+    import moca_agui
+
+    async def hop(stream: AsyncIterator[BaseEvent]) -> AsyncIterator[BaseEvent]:
+        async for event in stream:
+            yield event
+
+    encoder = EventEncoder()
+    for events in runs:
+        stream = source(events)
+        if variant == "hop":
+            stream = hop(stream)
+        elif variant == "cite":
+            stream = moca_agui.cite(stream)
+        async for event in stream:
+            if encode:
+                encoder.encode(event)
+
+
+async def _result(variant: str, size: int) -> None:
+    import bench_capture
+    from bench_capture import cited, floor, result_text
+
+    import moca_agui
+
+    bench_capture.ROUNDS = size
+    text, answer = result_text(10)
+    await (floor(text) if variant == "floor" else cited(moca_agui, text, answer))()
+
+
+async def _request(variant: str, size: int) -> None:
+    os.environ["MOCA_BENCH_FRAMEWORK"] = "ag-ui"
+    os.environ["MOCA_BENCH_CITED"] = "1" if variant == "cite" else "0"
+    import httpx
+    from framework_apps import app
+    from workload import one_request
+
+    transport = httpx.ASGITransport(app=app())
+    async with httpx.AsyncClient(transport=transport, base_url="http://bench") as client:
+        for _ in range(size):
+            await one_request(client, "http://bench/")
+
+
+CHILDREN: dict[str, Callable[[str, int], Awaitable[None]]] = {
+    "delta": _delta,
+    "result": _result,
+    "run": _run,
+    "request": _request,
+}
+
+
+# -- counting -----------------------------------------------------------------------------
+
+
+def instructions(workload: str, variant: str, size: int, core: Path | None) -> int:
+    """Instructions callgrind counts for one child process running `workload`."""
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    if core is not None:  # a folder holding `moca_agui`: ahead of the installed package
+        env["PYTHONPATH"] = os.pathsep.join([str(core), env.get("PYTHONPATH", "")])
+    command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
+    command += [sys.executable, __file__, "--child", workload, variant, str(size)]
+    done = subprocess.run(command, env=env, cwd=HERE, capture_output=True, text=True)
+    found = re.search(r"Collected : (\d+)", done.stderr)
+    if done.returncode != 0 or found is None:
+        raise RuntimeError(f"{workload} {variant} {size}: {done.stderr[-2000:]}")
+    return int(found.group(1))
+
+
+def per_unit(workload: str, variant: str, core: Path | None, quick: bool) -> float:
+    small, large = WORKLOADS[workload][1]
+    if quick:
+        small, large = small // 2, large // 2
+    low, high = (instructions(workload, variant, size, core) for size in (small, large))
+    return (high - low) / (large - small)
+
+
+#: Where each subpackage of `moca_agui` lives in the tree (pyproject.toml's package-dir).
+LAYOUT = {"adapters": "adapters", "demo": "examples/demo", "js": "js"}
+
+
+@contextlib.contextmanager
+def package_at(revision: str) -> Iterator[Path]:
+    """A folder holding the `moca_agui` package of git revision `revision`, laid out as
+    pyproject.toml's package-dir installs it."""
+    with tempfile.TemporaryDirectory() as folder:
+        tree = Path(folder) / "tree"
+        git = ["git", "-C", str(ROOT), "worktree"]
+        subprocess.run([*git, "add", "--detach", "-q", str(tree), revision], check=True)
+        try:
+            package = Path(folder) / "path" / "moca_agui"
+            package.mkdir(parents=True)
+            for module in (tree / "core").iterdir():
+                (package / module.name).symlink_to(module)
+            for name, place in LAYOUT.items():
+                (package / name).symlink_to(tree / place)
+            yield package.parent
+        finally:
+            subprocess.run([*git, "remove", "--force", str(tree)], check=False)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--against", metavar="REV")
+    parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        workload, variant, size = args.child
+        asyncio.run(CHILDREN[workload](variant, int(size)))
+        return
+    if shutil.which("valgrind") is None:
+        print("## 9. Instructions per unit of work\n\nnot run: valgrind is not installed "
+              "here (apt install valgrind)")  # fmt: skip
+        return
+    with contextlib.ExitStack() as stack:
+        cores: dict[str, Path | None] = {"": None}
+        if args.against:
+            cores[f" at {args.against}"] = stack.enter_context(package_at(args.against))
+        jobs = {
+            (workload, variant, label): (workload, variant, core)
+            for workload, (_, _, variants) in WORKLOADS.items()
+            for variant in variants
+            for label, core in cores.items()
+            if label == "" or variant == "cite"
+        }
+        with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+            futures = {key: pool.submit(per_unit, *job, args.quick) for key, job in jobs.items()}
+            counts = {key: future.result() for key, future in futures.items()}
+    print("## 9. Instructions per unit of work (callgrind)\n")
+    print(machine() + "\n")
+    rows = []
+    for (workload, variant, label), count in counts.items():
+        unit, _, variants = WORKLOADS[workload]
+        reference = counts[(workload, variants[0], "")]
+        over = count - reference
+        rows.append(
+            [unit, variant + label, f"{count:,.0f}", f"**{count / reference:.3f}**",
+             f"{over:+,.0f}" if variant != variants[0] else ""]
+        )  # fmt: skip
+    header = ["per", "variant", "instructions", "ratio to the first", "over the first"]
+    print(table(header, rows))
+
+
+if __name__ == "__main__":
+    main()
