@@ -192,6 +192,17 @@ def tests_agent_framework(session: nox.Session, pins: tuple[str, ...]) -> None:
     )  # fmt: skip
 
 
+@nox.session(python=PYTHON, name="bench-agent-framework")
+def bench_agent_framework(session: nox.Session) -> None:
+    """Benchmark 7 for the Agent Framework demo, in the environment its extra needs
+    (ag-ui-protocol 0.1.x: `bench`'s [all] cannot hold it)."""
+    session.install("-e", ".[agent-framework,demo]", "tenacity>=9.1.4,<9.2")
+    session.run(
+        "python", "tests/benchmarks/bench_frameworks.py", "--framework", "agent-framework",
+        *session.posargs,
+    )  # fmt: skip
+
+
 @nox.session(python=PYTHON, name="tests-agno")
 def tests_agno(session: nox.Session) -> None:
     """Agno's AG-UI interface behind the ASGI middleware (Agno is no extra of moca-agui)."""
@@ -298,6 +309,7 @@ def bench(session: nox.Session) -> None:
     """The benchmarks of BENCHMARKS.md, ratios measured side by side (not tests).
 
     `nox -s bench -- --quick` for a short run; the plot goes beside BENCHMARKS.md.
+    Benchmark 7 for Agent Framework: `nox -s bench-agent-framework`.
     """
     session.install("-e", ".[all]", "matplotlib", "memray")
     for name in (
