@@ -1,10 +1,11 @@
 """Benchmark 2: end to end over HTTP, the demo service with and without citations.
 
-Both services (http_apps.py) run in their own uvicorn process on 127.0.0.1, side by side;
-this process is the client: N concurrent clients post the demo question and read each
-stream to its last event. The two services are loaded in turn, in rotating order, for
-several rounds. Prints requests per second and p50/p99 time to the last event, and their
-ratios (with / without).
+The services (http_apps.py: without citations, with a pass-through hop in place of
+`cite`, which is the floor, and with citations) run each in its own uvicorn process on
+127.0.0.1, side by side; this process is the client: N concurrent clients post the demo
+question and read each stream to its last event. The services are loaded in turn, in
+rotating order, for several rounds. Prints requests per second and p50/p99 time to the
+last event, and their ratios (with / without, and with / the floor).
 
     python tests/benchmarks/bench_http.py [--quick]
 """
@@ -24,8 +25,8 @@ from http_apps import PACE
 from workload import machine, one_request, serving, table
 
 HERE = Path(__file__).resolve().parent
-SERVICES = ("without_citations", "with_citations")
-PACED = ("paced_without_citations", "paced_with_citations")
+SERVICES = ("without_citations", "hopped", "with_citations")
+PACED = ("paced_without_citations", "paced_hopped", "paced_with_citations")
 
 
 async def load(url: str, clients: int, requests: int) -> tuple[float, list[float], bytes]:
@@ -54,14 +55,14 @@ def percentile(values: Sequence[float], share: float) -> float:
 
 
 def measure(
-    urls: dict[str, str], pair: Sequence[str], clients: int, requests: int, rounds: int
+    urls: dict[str, str], trio: Sequence[str], clients: int, requests: int, rounds: int
 ) -> list[list[str]]:
-    """Rows of the pair (off, on) under `clients` concurrent clients."""
-    spent = dict.fromkeys(pair, 0.0)
-    latencies: dict[str, list[float]] = {name: [] for name in pair}
+    """The row of the services (off, floor, on) under `clients` concurrent clients."""
+    spent = dict.fromkeys(trio, 0.0)
+    latencies: dict[str, list[float]] = {name: [] for name in trio}
     for round_number in range(rounds):
-        order = pair if round_number % 2 == 0 else pair[::-1]
-        for name in order:
+        turn = round_number % len(trio)
+        for name in (*trio[turn:], *trio[:turn]):
             wall, times, body = asyncio.run(load(urls[name], clients, requests))
             assert (b'"name":"moca.citations"' in body) == name.endswith("with_citations")
             spent[name] += wall
@@ -72,9 +73,10 @@ def measure(
             statistics.median(latencies[name]),
             percentile(latencies[name], 0.99),
         )
-        for name in pair
+        for name in trio
     }
-    (rps_off, p50_off, p99_off), (rps_on, p50_on, p99_on) = (figures[n] for n in pair)
+    off, floor, on = (figures[n] for n in trio)
+    (rps_off, p50_off, p99_off), (rps_on, p50_on, p99_on) = off, on
     return [
         [
             str(clients),
@@ -82,8 +84,10 @@ def measure(
             f"{rps_on:.0f}",
             f"**{rps_off / rps_on:.3f}**",
             f"{p50_off * 1e3:.1f}",
+            f"{floor[1] * 1e3:.1f}",
             f"{p50_on * 1e3:.1f}",
             f"**{p50_on / p50_off:.3f}**",
+            f"**{p50_on / floor[1]:.3f}**",
             f"{p99_off * 1e3:.1f}",
             f"{p99_on * 1e3:.1f}",
             f"**{p99_on / p99_off:.3f}**",
@@ -104,7 +108,8 @@ def main(argv: Sequence[str]) -> None:
     print("## 2. End to end over HTTP\n")
     print(machine() + "\n")
     header = ["clients", "req/s off", "req/s on", "req/s ratio (off/on)"]
-    header += ["p50 ms off", "p50 ms on", "p50 ratio", "p99 ms off", "p99 ms on", "p99 ratio"]
+    header += ["p50 ms off", "p50 ms floor", "p50 ms on", "p50 ratio", "p50 to floor"]
+    header += ["p99 ms off", "p99 ms on", "p99 ratio"]
     print(
         "The demo service on the bare AG-UI SDK (`moca_agui.demo.frameworks.ag_ui`), "
         f"uvicorn on 127.0.0.1, the demo question, {rounds} rounds per row:\n"

@@ -2,9 +2,10 @@
 
 `with_citations` is the demo service on the bare AG-UI SDK, as `moca-agui demo` serves it
 (`moca_agui.demo.frameworks.ag_ui.build_app`). `without_citations` is the same endpoint
-and the same agent, less the README's one line (`moca_agui.cite(...)`). The `paced_`
-pair is the same two with the scripted model taking PACE seconds per text delta, as a
-model streaming its answer does.
+and the same agent, less the README's one line (`moca_agui.cite(...)`); `hopped` has a
+pass-through async generator in its place, the floor of any stream middleware. The
+`paced_` ones are the same with the scripted model taking PACE seconds per text delta, as
+a model streaming its answer does.
 """
 
 from __future__ import annotations
@@ -33,6 +34,14 @@ def without_citations() -> FastAPI:
     return _service(cited=False, paced=False)
 
 
+def hopped() -> FastAPI:
+    return _service(cited="hop", paced=False)
+
+
+def paced_hopped() -> FastAPI:
+    return _service(cited="hop", paced=True)
+
+
 def paced_with_citations() -> FastAPI:
     return _service(cited=True, paced=True)
 
@@ -48,8 +57,14 @@ async def _paced(events: AsyncIterator[BaseEvent]) -> AsyncIterator[BaseEvent]:
         yield event
 
 
-def _service(*, cited: bool, paced: bool) -> FastAPI:
-    """build_app's endpoint, with citations on or off and the model paced or not."""
+async def _hop(events: AsyncIterator[BaseEvent]) -> AsyncIterator[BaseEvent]:
+    async for event in events:
+        yield event
+
+
+def _service(*, cited: bool | str, paced: bool) -> FastAPI:
+    """build_app's endpoint, with citations on, off or a pass-through hop ("hop"), and the
+    model paced or not."""
     reader = DemoReader()
     app = FastAPI(title="moca-agui demo (bare AG-UI SDK), for benchmark 2")
 
@@ -59,7 +74,9 @@ def _service(*, cited: bool, paced: bool) -> FastAPI:
         events: Any = run_agent(input_data, reader)
         if paced:
             events = _paced(events)
-        if cited:
+        if cited == "hop":
+            events = _hop(events)
+        elif cited:
             events = moca_agui.cite(events, lookup=reader.get)
         return StreamingResponse(
             (encoder.encode(event) async for event in events),
