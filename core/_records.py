@@ -208,8 +208,12 @@ def checked_record(value: object) -> tuple[dict[str, Any], int]:
         record, encoded = _copied(value)
     if encoded.count(b"{") + encoded.count(b"[") > MAX_DEPTH and _depth(record) > MAX_DEPTH:
         raise InvalidRecord(f"nested too deeply to send: over {MAX_DEPTH} levels")
-    if not _VALIDATOR.validator.isinstance_python(record):
-        raise InvalidRecord(_broken_rule(record))
+    try:
+        _VALIDATOR.validate_python(record)
+    except _ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        where = ".".join(str(part) for part in first["loc"]) or "record"
+        raise InvalidRecord(f"{where}: {first['msg']}") from None
     return record, len(encoded)
 
 
@@ -245,14 +249,3 @@ def _depth(value: object) -> int:
     if isinstance(value, list):
         return 1 + max(map(_depth, value), default=0)
     return 0
-
-
-def _broken_rule(record: dict[str, Any]) -> str:
-    """The first rule of the schema that `record` breaks, as `where: what`."""
-    try:
-        _VALIDATOR.validate_python(record)
-    except _ValidationError as exc:
-        first = exc.errors(include_url=False)[0]
-        where = ".".join(str(part) for part in first["loc"]) or "record"
-        return f"{where}: {first['msg']}"
-    return "record: refused by the schema"
