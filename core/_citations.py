@@ -42,12 +42,12 @@ def citations_event(
     *,
     include_text: bool,
     max_event_bytes: int,
-    sizes: Sequence[int] | None = None,
+    records_bytes: int | None = None,
 ) -> CustomEvent:
     """Build the event for one message; `text` is dropped as the options and budget say.
 
-    `sizes` are the records' sizes as compact JSON, if known: an event they show to be
-    within the budget is not measured again.
+    `records_bytes`, if known, is at most what the records take as compact JSON: an event
+    it shows to be within the budget is not measured.
     """
     entries: list[dict[str, Any]] = []
     for citation in citations:
@@ -60,7 +60,7 @@ def citations_event(
     if times:
         value["computedAt"] = min(times).isoformat(timespec="milliseconds")
     value["citations"] = entries
-    if sizes is None or not _within(value, entries, sizes, max_event_bytes):
+    if records_bytes is None or not _within(value, entries, records_bytes, max_event_bytes):
         _fit(value, entries, max_event_bytes)
     return CustomEvent(type=EventType.CUSTOM, name=EVENT_NAME, value=value)
 
@@ -77,12 +77,12 @@ def _size(value: object) -> int:
 
 
 def _within(
-    value: dict[str, Any], entries: list[dict[str, Any]], sizes: Sequence[int], budget: int
+    value: dict[str, Any], entries: list[dict[str, Any]], records_bytes: int, budget: int
 ) -> bool:
-    """Whether the event's JSON is within `budget`, from the sizes of its records (with
-    their text: an upper bound when it is dropped) and of the rest of the event."""
+    """Whether the event's JSON is within `budget`, from at most what its records take
+    (`records_bytes`, with their text) and the size of the rest of the event."""
     rest = {**value, "citations": [{**entry, "record": 0} for entry in entries]}
-    return _size(rest) - len(entries) + sum(sizes) <= budget
+    return _size(rest) - len(entries) + records_bytes <= budget
 
 
 def _fit(value: dict[str, Any], entries: list[dict[str, Any]], budget: int) -> None:

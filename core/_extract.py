@@ -16,7 +16,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._records import WireObject, looks_like_record
+from pydantic_core import from_json, to_json
+
+from ._records import WireObject, WireText, looks_like_record
 
 __all__ = [
     "MAX_RESULT_CHARS",
@@ -52,10 +54,20 @@ ReaderItem = dict[str, Any] | CompactResult
 def parse_json(text: str) -> Any:
     """Parse JSON strictly (no NaN or Infinity, no number out of range, no duplicated key);
     raise ValueError otherwise."""
+    return _parsed(text)[0]
+
+
+def _parsed(text: str) -> tuple[Any, WireText | None]:
+    """`parse_json`, and the text as `WireText` if pydantic's parser read it: its objects
+    are then plain wire JSON (`WireObject`). None: Python's stricter parser read it (a
+    rare text), and its records are copied before they are kept."""
     if len(text) > MAX_RESULT_CHARS:
         raise ValueError(f"{len(text)} characters, over the {MAX_RESULT_CHARS} this layer parses")
+    plain = _read_plain(text)
+    if plain is not None:
+        return plain
     try:
-        return json.loads(
+        value = json.loads(
             text,
             parse_constant=_reject_constant,
             parse_float=_finite_float,
@@ -63,6 +75,32 @@ def parse_json(text: str) -> Any:
         )
     except RecursionError:
         raise ValueError("nested too deeply") from None
+    return value, None
+
+
+def _read_plain(text: str) -> tuple[Any, WireText] | None:
+    """`text` read by `from_json`, if that reads it as the strict parse does; None if it
+    may not (the strict parse then decides, and words the error).
+
+    `from_json` keeps the last of two equal keys, and reads 1e999 as infinity, which
+    `to_json` writes `Infinity`. Every object member has one colon outside strings, and
+    `to_json` writes each string it kept with the colons it had in the text (a text
+    escaping one, `\\u003a`, is left to the strict parse). So as many colons and
+    `Infinity`s in what it writes as in the text mean no key was dropped and no number
+    overflowed. Writing it also proves every string is UTF-8.
+    """
+    if "\\u003" in text:  # maybe an escaped colon
+        return None
+    try:
+        value = from_json(text, allow_inf_nan=False, cache_strings=False)
+        written = to_json(value)
+    except ValueError:
+        return None
+    if written.count(b":") != text.count(":"):
+        return None
+    if b"Infinity" in written and written.count(b"Infinity") != text.count("Infinity"):
+        return None
+    return value, WireText(len(written))
 
 
 def _reject_constant(name: str) -> Any:
@@ -117,10 +155,12 @@ def _collect(value: object, items: list[ReaderItem], depth: int) -> None:
         if _MCP_ERROR.match(text):  # the text of an MCP error, e.g. invalid arguments
             logger.debug("moca_agui: the Reader answered an error: %.200s", text)
             return
+        value, wire = _parsed(text)
         parsed: list[ReaderItem] = []
-        _collect(parse_json(text), parsed, depth + 1)
-        # Parsed here: plain JSON that no one else holds (as_record copies it cheaply).
-        items.extend(WireObject(item) if isinstance(item, dict) else item for item in parsed)
+        _collect(value, parsed, depth + 1)
+        if wire is not None:  # parsed here: plain wire JSON that no one else holds
+            parsed = [WireObject(item, wire) if isinstance(item, dict) else item for item in parsed]
+        items.extend(parsed)
     elif isinstance(value, Mapping):
         _collect_mapping(value, items, depth)
     elif isinstance(value, list | tuple):

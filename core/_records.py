@@ -1,7 +1,7 @@
 """Citation records: the project's own model of `citation-record.schema.json` (v1).
 
-The model only checks. What is sent is the record exactly as the Reader produced it, as a
-private JSON copy (`as_record`), never a re-serialised model.
+The model only checks. What is sent is the record exactly as the Reader produced it, as
+plain JSON no one else holds (`as_record`), never a re-serialised model.
 """
 
 from __future__ import annotations
@@ -12,13 +12,13 @@ from typing import Annotated, Any, Literal, NotRequired
 
 from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, TypeAdapter
 from pydantic import ValidationError as _ValidationError
-from pydantic_core import from_json, to_json
+from pydantic_core import from_json
 from typing_extensions import TypedDict
 
 __all__ = [
-    "MAX_DEPTH",
     "InvalidRecord",
     "WireObject",
+    "WireText",
     "as_record",
     "checked_record",
     "looks_like_record",
@@ -159,11 +159,28 @@ def looks_like_record(value: object) -> bool:
     return isinstance(value, dict) and "package" in value and "node" in value and "trust" in value
 
 
-class WireObject(dict[str, Any]):
-    """A JSON object that this layer parsed from a Reader's text itself (`parse_json`):
-    plain JSON already (no NaN, no Python object), and no one else holds it."""
+class WireText:
+    """A JSON text records were read from: `size` is its bytes as compact UTF-8 JSON.
+    The records read from it are parts of it, so their sizes, together, are at most
+    that. Hashed by identity: two texts are two, whatever their sizes."""
 
-    __slots__ = ()
+    __slots__ = ("size",)
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+
+
+class WireObject(dict[str, Any]):
+    """A JSON object that is plain JSON already (no NaN, no Python object, every string
+    UTF-8, no deeper than pydantic's parser reads) and that no one else holds: read by
+    this layer from a Reader's text (`parse_json`), or a value copied through its JSON.
+    `text` is the text it was read from."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, value: dict[str, Any], text: WireText) -> None:
+        super().__init__(value)
+        self.text = text
 
 
 #: One encoder for every record: its settings are all it holds. Compact, as `to_json`
@@ -172,11 +189,6 @@ _JSON = json.JSONEncoder(
     ensure_ascii=False, allow_nan=False, check_circular=False, separators=(",", ":")
 )
 
-#: How deep a record may nest ({} is one level): as deep as pydantic's parser reads, and
-#: well within what EventEncoder's serializer writes (about 250 levels, the event's own
-#: envelope taking four). Records nest about four.
-MAX_DEPTH = 200
-
 
 def as_record(value: object) -> dict[str, Any]:
     """Return a private JSON copy of `value` if it is a valid citation record; else raise.
@@ -184,45 +196,34 @@ def as_record(value: object) -> dict[str, Any]:
     The copy is what the Reader produced, key for key and in order. Making it also proves
     the value is plain JSON: no NaN, no lone surrogate, nothing a wire encoder chokes on.
     """
-    return checked_record(value)[0]
+    return checked_record(value)
 
 
 def private_record(value: object) -> WireObject:
     """`value` as plain JSON that no one else holds, unchecked otherwise: itself if it is
     a `WireObject`, else a copy made through its JSON text (raises `InvalidRecord` if it
-    has none). A run keeps such values and checks only those an answer cites."""
-    if type(value) is WireObject:
-        return value
-    return WireObject(_copied(value)[0])
+    has none). A run keeps such values and checks only those an answer cites.
 
-
-def checked_record(value: object) -> tuple[dict[str, Any], int]:
-    """`as_record`, and the record's size in bytes as compact JSON (what the wire carries).
-
-    A `WireObject` is plain JSON already and no one else holds it: it is encoded once (in
-    Rust) to measure it and to prove its strings are UTF-8, and kept as it is.
+    The copy is read back by pydantic's parser: a value deeper than it reads (about 200
+    levels, well within the 255 the event's encoder writes) is refused.
     """
     if type(value) is WireObject:
-        record, encoded = dict(value), _encoded_wire(value)
-    else:
-        record, encoded = _copied(value)
-    if encoded.count(b"{") + encoded.count(b"[") > MAX_DEPTH and _depth(record) > MAX_DEPTH:
-        raise InvalidRecord(f"nested too deeply to send: over {MAX_DEPTH} levels")
+        return value
+    record, encoded = _copied(value)
+    return WireObject(record, WireText(len(encoded)))
+
+
+def checked_record(value: object) -> WireObject:
+    """`value` as a private record (`private_record`) if it is a valid citation record;
+    else raise `InvalidRecord`, saying which rule it breaks."""
+    record = private_record(value)
     try:
         _VALIDATOR.validate_python(record)
     except _ValidationError as exc:
         first = exc.errors(include_url=False)[0]
         where = ".".join(str(part) for part in first["loc"]) or "record"
         raise InvalidRecord(f"{where}: {first['msg']}") from None
-    return record, len(encoded)
-
-
-def _encoded_wire(value: WireObject) -> bytes:
-    try:
-        return to_json(value)
-    except ValueError as exc:  # a lone surrogate (a \ud800 escape), or over 255 levels deep
-        reason = "nested too deeply to send" if "depth" in str(exc) else "not plain JSON"
-        raise InvalidRecord(f"{reason}: {exc}") from None
+    return record
 
 
 def _copied(value: object) -> tuple[dict[str, Any], bytes]:
@@ -240,12 +241,3 @@ def _copied(value: object) -> tuple[dict[str, Any], bytes]:
     if not isinstance(record, dict):
         raise InvalidRecord("not a JSON object")
     return record, encoded
-
-
-def _depth(value: object) -> int:
-    """How many levels of objects and arrays `value` nests (a scalar: 0)."""
-    if isinstance(value, dict):
-        return 1 + max(map(_depth, value.values()), default=0)
-    if isinstance(value, list):
-        return 1 + max(map(_depth, value), default=0)
-    return 0

@@ -20,7 +20,7 @@ from ._citations import Citation, citations_event
 from ._extract import CompactResult, ReaderItem
 from ._ledger import Entry, Item, Ledger, Seen
 from ._options import CitationOptions, Lookup
-from ._records import InvalidRecord, checked_record, private_record
+from ._records import InvalidRecord, WireObject, checked_record, private_record
 from ._references import Mention
 from .plugins import get_plugin_manager
 
@@ -73,9 +73,6 @@ class CitationRun:
         self._looked_up: dict[str, tuple[dict[str, Any], datetime] | None] = {}  # ref -> answer
         self._muted: set[str] = set()  # messages not to cite: other roles, cited upstream
         self._sent: set[str] = set()  # messages whose event was made
-        #: id(record) -> its bytes as compact JSON, for each record the run keeps (the run
-        #: holds every one of them, so their ids stay theirs).
-        self._sizes: dict[int, int] = {}
         self._checked: dict[int, dict[str, Any] | None] = {}  # id(candidate) -> its record
 
     # -- what the run read -------------------------------------------------------------
@@ -208,7 +205,7 @@ class CitationRun:
     def _accept(self, source: str, item: object) -> dict[str, Any] | None:
         """The record as a private copy if it is valid and of a loaded package, else None."""
         try:
-            record, size = checked_record(item)
+            record = checked_record(item)
         except InvalidRecord as exc:
             logger.warning("moca_agui: skipped an invalid record from %s: %s", source, exc)
             return None
@@ -220,7 +217,6 @@ class CitationRun:
                 record["package"]["digest"],
             )
             return None
-        self._sizes[id(record)] = size
         return record
 
     def add_text(self, message_id: str, delta: str) -> None:
@@ -283,13 +279,12 @@ class CitationRun:
             return None
         try:
             citations = await self._resolve(message_id, text)
-            sizes = [self._sizes.get(id(citation.record), -1) for citation in citations]
             return citations_event(
                 message_id,
                 citations,
                 include_text=self.options.include_text,
                 max_event_bytes=self.options.max_event_bytes,
-                sizes=sizes if -1 not in sizes else None,
+                records_bytes=_records_bytes(citations),
             )
         except Exception:
             logger.exception("moca_agui: no citations sent for message %s", message_id)
@@ -451,6 +446,18 @@ class CitationRun:
             logger.warning("moca_agui: left out %s: lookup returned another node", ref)
             return
         self._looked_up[ref] = (record, datetime.now(UTC))
+
+
+def _records_bytes(citations: list[Citation]) -> int | None:
+    """At most how many bytes the citations' records take as compact JSON: the sizes of
+    the texts they were read from, each once (None: a record is not a `WireObject`)."""
+    texts = {}
+    for citation in citations:
+        record = citation.record
+        if type(record) is not WireObject:
+            return None
+        texts[record.text] = record.text.size
+    return sum(texts.values())
 
 
 Found = tuple[dict[str, Any], datetime]

@@ -190,6 +190,29 @@ async def test_a_record_too_deep_to_encode_is_skipped(
     await assert_skipped(caplog, content, "skipped an invalid record from moca_get_node")
 
 
+async def test_records_as_deep_as_the_parser_reads_are_sent_and_encode(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Depth is bounded by pydantic's parser alone: every record it reads (read from the
+    text, or copied through it) is sent, and its event encodes; one level deeper, the
+    record is skipped with a warning. Both sides of that bound are met here."""
+    sent, skipped = [], []
+    for depth in range(190, 215):
+        content = WHOLE.replace('"source": {', '"source": {"deep": ' + nested(depth) + ", ", 1)
+        for result in (content, json.loads(content)):
+            caplog.clear()
+            out, _ = await cite_measured(hostile_run(result))
+            assert_encodes(out)
+            assert not logged(caplog, logging.ERROR)
+            if len(cited_records(out)) == 2:
+                sent.append(depth)
+            else:
+                assert logged(caplog, logging.WARNING, "nested too deeply")
+                assert same_json(cited_records(out), [GOOD])
+                skipped.append(depth)
+    assert sent and skipped and max(sent) < min(skipped)
+
+
 def chain(depth: int) -> dict[str, Any]:
     inner: dict[str, Any] = {"content": [{"type": "text", "text": WHOLE}]}
     for _ in range(depth):
