@@ -7,12 +7,11 @@ plain JSON no one else holds (`as_record`), never a re-serialised model.
 from __future__ import annotations
 
 import json
-import math
 from typing import Annotated, Any, Literal, NotRequired
 
-from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, TypeAdapter
+from pydantic import ConfigDict, Field, GetPydanticSchema, TypeAdapter
 from pydantic import ValidationError as _ValidationError
-from pydantic_core import from_json
+from pydantic_core import core_schema, from_json
 from typing_extensions import TypedDict
 
 __all__ = [
@@ -35,21 +34,35 @@ _CLOSED = ConfigDict(extra="forbid", strict=True)
 _OPEN = ConfigDict(extra="allow", strict=True)
 
 
-def _integer(value: object) -> object:
-    # JSON Schema: 1.0 is an integer, true is not.
-    return int(value) if isinstance(value, float) and value.is_integer() else value
-
-
-def _finite(value: float) -> float:
-    if not math.isfinite(value):
-        raise ValueError("not a finite number")
+def _whole(value: float) -> float:
+    if not value.is_integer():
+        raise ValueError("not an integer")
     return value
 
 
 Digest = Annotated[str, Field(pattern=_DIGEST)]
 Iri = Annotated[str, Field(pattern=_IRI)]
-Integer = Annotated[int, BeforeValidator(_integer), Field(ge=0)]
-Number = Annotated[int | float, AfterValidator(_finite)]
+#: JSON Schema's integer, here at least 0: 1.0 is one, true is not. One error for both
+#: branches, so that it names the field alone.
+Integer = Annotated[
+    int,
+    GetPydanticSchema(
+        lambda _type, _handler: core_schema.union_schema(
+            [
+                core_schema.int_schema(ge=0, strict=True),
+                core_schema.no_info_after_validator_function(
+                    _whole, core_schema.float_schema(ge=0, strict=True)
+                ),
+            ],
+            mode="left_to_right",
+            custom_error_type="non_negative_integer",
+            custom_error_message="Input should be an integer of at least 0",
+        )
+    ),
+]
+#: A number JavaScript reads as a number: 1e999, or an integer of 400 digits, it reads as
+#: Infinity, which its JSON writer sends as null.
+Number = Annotated[float, Field(allow_inf_nan=False)]
 
 
 class _Package(TypedDict):

@@ -248,6 +248,24 @@ async def citable(citation_run: moca_agui.CitationRun) -> list[str]:
     return [c["record"]["node"]["ref"] for c in event.value["citations"]]
 
 
+async def test_a_score_out_of_a_doubles_range_skips_that_record_alone(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """An integer score of 400 digits once raised OverflowError out of the schema check,
+    and the whole message lost its citations: in a stream's text, and as a tool's Python
+    value (the adapters' path)."""
+    content = {**BAD, "score": 10**400}
+    skipped = ("skipped an invalid record from moca_get_node", "score")
+    await assert_skipped(caplog, json.dumps(content), *skipped)
+    caplog.clear()
+    citation_run = moca_agui.CitationRun()
+    citation_run.capture("moca_get_node", GOOD)
+    citation_run.capture("moca_get_node", content)
+    assert await citable(citation_run) == [ref(GOOD)]
+    assert logged(caplog, logging.WARNING, *skipped)
+    assert not logged(caplog, logging.ERROR)
+
+
 @pytest.mark.parametrize(
     "result",
     [

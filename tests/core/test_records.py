@@ -6,6 +6,7 @@ import copy
 import json
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -132,6 +133,24 @@ def test_known_disagreements_of_python_regexes_are_settled_as_ecma_262() -> None
     value = record("a.md")
     value["package"]["digest"] += "\n"
     assert not ours(value) and not official(value)
+
+
+@pytest.mark.parametrize("score", [10**400, -(10**309)])
+def test_a_score_javascript_reads_as_infinity_is_refused(score: int) -> None:
+    """A JSON number all the same, but a client reads it as Infinity (and writes null)."""
+    value = {**record("a.md"), "score": score}
+    with pytest.raises(InvalidRecord, match=r"^score: "):
+        as_record(value)
+
+
+@pytest.mark.parametrize("start", [1.5, True, -1, -1.0, "1", None])
+def test_a_span_offset_is_an_integer_of_at_least_0(start: Any) -> None:
+    value = {**record("a.md"), "span": {"start": start, "end": 2}}
+    with pytest.raises(
+        InvalidRecord, match=r"^span\.start: Input should be an integer of at least 0$"
+    ):
+        as_record(value)
+    assert not official(value)
 
 
 def test_the_copy_is_private_and_in_the_readers_key_order() -> None:
