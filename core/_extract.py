@@ -92,7 +92,9 @@ def _read_plain(text: str) -> tuple[Any, WireText] | None:
     if "\\u003" in text:  # maybe an escaped colon
         return None
     try:
-        value = from_json(text, allow_inf_nan=False, cache_strings=False)
+        # Keys only in its process-wide string cache (bounded, and keys name fields):
+        # values would keep a run's text after the run.
+        value = from_json(text, allow_inf_nan=False, cache_strings="keys")
         written = to_json(value)
     except ValueError:
         return None
@@ -195,16 +197,13 @@ def _collect_mapping(value: Mapping[Any, Any], items: list[ReaderItem], depth: i
 
 
 def _collect_entry(entry: object, items: list[ReaderItem], depth: int) -> None:
-    if (
-        isinstance(entry, Mapping)
-        and entry.get("type") == "text"
-        and isinstance(entry.get("text"), str)
-    ):  # MCP text content
-        _collect(entry["text"], items, depth + 1)
-    elif isinstance(entry, Mapping) and _is_numbered(entry):  # one a numbered view lists
-        logger.debug("moca_agui: a numbered result: captured when it was numbered")
-    elif isinstance(entry, Mapping):
-        _collect_mapping(entry, items, depth + 1)
+    if isinstance(entry, Mapping):
+        if entry.get("type") == "text" and isinstance(entry.get("text"), str):  # MCP text
+            _collect(entry["text"], items, depth + 1)
+        elif _is_numbered(entry):  # one a numbered view lists
+            logger.debug("moca_agui: a numbered result: captured when it was numbered")
+        else:
+            _collect_mapping(entry, items, depth + 1)
     elif getattr(entry, "type", None) == "text" and isinstance(getattr(entry, "text", None), str):
         _collect(entry.text, items, depth + 1)  # type: ignore[attr-defined]  # a text part object
     elif not isinstance(entry, str | int | float | bool | type(None)):

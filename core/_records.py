@@ -246,8 +246,8 @@ def _copied(value: object) -> tuple[dict[str, Any], bytes]:
     except (TypeError, ValueError, RecursionError) as exc:
         raise InvalidRecord(f"not plain JSON: {exc}") from None
     try:
-        # Its process-wide string cache would keep the run's strings after the run: off.
-        record = from_json(encoded, cache_strings=False, allow_inf_nan=False)
+        # Keys only in its process-wide string cache, as `parse_json` reads a text.
+        record = from_json(encoded, cache_strings="keys", allow_inf_nan=False)
     except ValueError as exc:  # an overflowed number (1e999) was written as Infinity
         reason = "nested too deeply to send" if "recursion" in str(exc) else "not plain JSON"
         raise InvalidRecord(f"{reason}: {exc}") from None
