@@ -96,7 +96,7 @@ def _read_plain(text: str) -> tuple[Any, WireText] | None:
         # values would keep a run's text after the run.
         value = from_json(text, allow_inf_nan=False, cache_strings="keys")
         written = to_json(value)
-    except ValueError:
+    except (ValueError, TypeError):  # TypeError: a lone surrogate in the str itself
         return None
     if written.count(b":") != text.count(":"):
         return None

@@ -248,6 +248,25 @@ async def citable(citation_run: moca_agui.CitationRun) -> list[str]:
     return [c["record"]["node"]["ref"] for c in event.value["citations"]]
 
 
+@pytest.mark.parametrize(
+    "broken",
+    [pytest.param("\ud800", id="lone-surrogate"), pytest.param("\\ud800", id="escaped")],
+)
+async def test_a_record_holding_a_lone_surrogate_is_skipped(
+    caplog: pytest.LogCaptureFixture, broken: str
+) -> None:
+    """Not UTF-8, so no wire encoder writes it: in the result's str itself (as a Python
+    tool may return it; no stream could carry that result), or escaped in its JSON."""
+    content = WHOLE.replace('"Policy"', f'"Pol{broken}icy"', 1)
+    assert content != WHOLE
+    citation_run = moca_agui.CitationRun()
+    citation_run.capture("moca_get_node", GOOD)
+    citation_run.capture("moca_get_node", content)
+    assert await citable(citation_run) == [ref(GOOD)]
+    assert logged(caplog, logging.WARNING, "skipped an invalid record from moca_get_node", "JSON")
+    assert not logged(caplog, logging.ERROR)
+
+
 async def test_a_score_out_of_a_doubles_range_skips_that_record_alone(
     caplog: pytest.LogCaptureFixture,
 ) -> None:

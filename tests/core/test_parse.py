@@ -106,6 +106,7 @@ CASES = [
     '"a\x01b"',
     '"\\ud83d\\ude00"',
     '["\\ud800"]',
+    '["a\ud800"]',  # the lone surrogate in the str itself, as a Python tool may return it
     '["\\udc00x"]',
     '"\\ud83d\\u0041"',
     '"\\uZZZZ"',
@@ -174,7 +175,14 @@ def test_a_reader_result_is_read_by_pydantics_parser() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ['{"a": 1, "a": 2}', "[1e999]", '{"k": "\\u003a"}', '["\\ud800"]', "[" * 300 + "]" * 300],
+    [
+        '{"a": 1, "a": 2}',
+        "[1e999]",
+        '{"k": "\\u003a"}',
+        '["\\ud800"]',
+        '["a\ud800"]',
+        "[" * 300 + "]" * 300,
+    ],
 )
 def test_texts_it_may_misread_go_to_the_strict_parse(text: str) -> None:
     try:
