@@ -131,9 +131,24 @@ def reader_items(result: object) -> list[ReaderItem]:
     error (`{"error": ...}`, an MCP result's `isError` or `is_error`, an MCP error's text)
     and anything unrecognised give an empty list.
     """
-    items: list[ReaderItem] = []
+    items = _Items()
     _collect(result, items, 0)
-    return items
+    return list(items)
+
+
+class _Items(list[ReaderItem]):
+    """The items found so far, and the text being read (`WireText`; None: no text, or
+    one the strict parse read), whose records are kept as they were parsed."""
+
+    __slots__ = ("wire",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.wire: WireText | None = None
+
+    def add_record(self, value: Mapping[str, Any], wire: WireText | None) -> None:
+        """A candidate record, as read from `wire` if it was (None: a value to copy)."""
+        self.append(WireObject(value, wire) if wire is not None else dict(value))
 
 
 def numbered_items(result: object) -> list[ReaderItem] | None:
@@ -149,7 +164,7 @@ def numbered_items(result: object) -> list[ReaderItem] | None:
     return reader_items([entry["result"] for entry in entries])
 
 
-def _collect(value: object, items: list[ReaderItem], depth: int) -> None:
+def _collect(value: object, items: _Items, depth: int) -> None:
     if depth > _MAX_DEPTH:
         raise ValueError("wrapped too deeply to be a Reader result")
     if isinstance(value, str | bytes | bytearray):
@@ -158,11 +173,11 @@ def _collect(value: object, items: list[ReaderItem], depth: int) -> None:
             logger.debug("moca_agui: the Reader answered an error: %.200s", text)
             return
         value, wire = _parsed(text)
-        parsed: list[ReaderItem] = []
-        _collect(value, parsed, depth + 1)
-        if wire is not None:  # parsed here: plain wire JSON that no one else holds
-            parsed = [WireObject(item, wire) if isinstance(item, dict) else item for item in parsed]
-        items.extend(parsed)
+        outer, items.wire = items.wire, wire  # a text inside a text is read on its own
+        try:
+            _collect(value, items, depth + 1)
+        finally:
+            items.wire = outer
     elif isinstance(value, Mapping):
         _collect_mapping(value, items, depth)
     elif isinstance(value, list | tuple):
@@ -172,9 +187,9 @@ def _collect(value: object, items: list[ReaderItem], depth: int) -> None:
         _collect_object(value, items, depth)
 
 
-def _collect_mapping(value: Mapping[Any, Any], items: list[ReaderItem], depth: int) -> None:
+def _collect_mapping(value: Mapping[Any, Any], items: _Items, depth: int) -> None:
     if looks_like_record(value):
-        items.append(dict(value))
+        items.add_record(value, items.wire)
     elif value.get("isError") is True:
         _log_error(value.get("content"))
     elif "error" in value:
@@ -196,7 +211,7 @@ def _collect_mapping(value: Mapping[Any, Any], items: list[ReaderItem], depth: i
         _collect_citation(value["metadata"]["moca_citation"], items, depth)
 
 
-def _collect_entry(entry: object, items: list[ReaderItem], depth: int) -> None:
+def _collect_entry(entry: object, items: _Items, depth: int) -> None:
     if isinstance(entry, Mapping):
         if entry.get("type") == "text" and isinstance(entry.get("text"), str):  # MCP text
             _collect(entry["text"], items, depth + 1)
@@ -210,7 +225,7 @@ def _collect_entry(entry: object, items: list[ReaderItem], depth: int) -> None:
         _collect_object(entry, items, depth + 1)
 
 
-def _collect_object(value: object, items: list[ReaderItem], depth: int) -> None:
+def _collect_object(value: object, items: _Items, depth: int) -> None:
     """Objects: a record in `metadata["moca_citation"]`, or MCP-style `content` parts."""
     if depth > _MAX_DEPTH:  # objects whose parts hold objects, or themselves
         raise ValueError("wrapped too deeply to be a Reader result")
@@ -258,11 +273,12 @@ def _text_of(part: object) -> object:
     return getattr(part, "text", None) if getattr(part, "type", None) == "text" else None
 
 
-def _collect_citation(value: object, items: list[ReaderItem], depth: int) -> None:
+def _collect_citation(value: object, items: _Items, depth: int) -> None:
+    wire = items.wire
     if isinstance(value, str):
-        value = parse_json(value)
+        value, wire = _parsed(value)
     if looks_like_record(value):
-        items.append(dict(value))  # type: ignore[call-overload]
+        items.add_record(value, wire)  # type: ignore[arg-type]
 
 
 def _is_numbered(value: Mapping[Any, Any]) -> bool:

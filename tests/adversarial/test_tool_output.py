@@ -190,6 +190,32 @@ async def test_a_record_too_deep_to_encode_is_skipped(
     await assert_skipped(caplog, content, "skipped an invalid record from moca_get_node")
 
 
+@pytest.mark.parametrize(
+    "inner",
+    [
+        pytest.param(WHOLE.replace('"Policy"', '"Pol\\ud800icy"', 1), id="lone-surrogate"),
+        pytest.param(
+            WHOLE.replace('"source": {', '"source": {"deep": ' + nested(300) + ", ", 1),
+            id="300-levels",
+        ),
+    ],
+)
+@pytest.mark.parametrize(
+    "wrap",
+    [
+        pytest.param(lambda text: json.dumps([{"type": "text", "text": text}]), id="mcp-parts"),
+        pytest.param(lambda text: json.dumps({"result": text}), id="result-wrapper"),
+    ],
+)
+async def test_a_broken_record_in_a_text_inside_a_text_is_skipped(
+    caplog: pytest.LogCaptureFixture, inner: str, wrap: Any
+) -> None:
+    """The inner text is read on its own (here by the strict parse, which takes both),
+    so its record is copied and refused, not kept as the outer text's plain JSON."""
+    assert inner != WHOLE
+    await assert_skipped(caplog, wrap(inner), "skipped an invalid record from moca_get_node")
+
+
 async def test_records_as_deep_as_the_parser_reads_are_sent_and_encode(
     caplog: pytest.LogCaptureFixture,
 ) -> None:

@@ -17,6 +17,7 @@ from ag_ui.core import (
     TextMessageEndEvent,
     TextMessageStartEvent,
 )
+from pydantic_core import to_json
 
 import moca_agui
 from streams import message, run, run_error, run_finished, run_started, source, tool_call
@@ -260,10 +261,12 @@ async def test_an_event_exactly_at_the_size_budget_is_sent_whole():
     assert cut["citations"] == [{"record": small}, {"record": no_text}]
 
 
-async def captured_event(result: Any, **options: Any) -> dict[str, Any]:
+async def captured_event(
+    result: Any, cites: list[dict[str, Any]] | None = None, **options: Any
+) -> dict[str, Any]:
     citation_run = moca_agui.CitationRun(moca_agui.CitationOptions(**options))
     citation_run.capture("moca_search", result)
-    citation_run.add_text("m1", " ".join(ref(r) for r in result["results"]))
+    citation_run.add_text("m1", " ".join(ref(r) for r in cites or result["results"]))
     event = await citation_run.event_for("m1")
     assert event is not None
     return event.value
@@ -276,6 +279,37 @@ async def test_records_captured_as_python_values_are_measured_as_sent():
     at_budget = await captured_event(result, max_event_bytes=wire_size(whole))
     assert at_budget["citations"] == whole["citations"]
     cut = await captured_event(result, max_event_bytes=wire_size(whole) - 1)
+    assert cut["citations"] == [{"record": {k: v for k, v in big.items() if k != "text"}}]
+
+
+def small_numbers(path: str) -> dict[str, Any]:
+    """A record holding numbers Python's JSON spells shorter than the event's encoder
+    (1e-05 against 0.00001)."""
+    return {**record(path, text="t" * 500), "evidence": [{"source": {"n": [1e-05] * 300}}]}
+
+
+def sent_size(value: Any) -> int:
+    return len(to_json(value))
+
+
+SHAPES = {
+    "python-value": lambda result: result,
+    # a text the strict parse reads: "<" escaped, as Go's encoder writes it
+    "strict-text": lambda result: json.dumps({**result, "query": "<q"}).replace("<", "\\u003c"),
+    # the Reader's text inside an MCP text part, itself sent as a text
+    "nested-text": lambda result: json.dumps([{"type": "text", "text": json.dumps(result)}]),
+}
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+async def test_the_budget_measures_records_as_the_event_encoder_writes_them(shape: str) -> None:
+    big = small_numbers("big.md")
+    result = {"query": "q", "results": [big]}
+    whole = await captured_event({"results": [big]})
+    content = SHAPES[shape](result)
+    at_budget = await captured_event(content, max_event_bytes=sent_size(whole), cites=[big])
+    assert at_budget["citations"] == whole["citations"]
+    cut = await captured_event(content, max_event_bytes=sent_size(whole) - 1, cites=[big])
     assert cut["citations"] == [{"record": {k: v for k, v in big.items() if k != "text"}}]
 
 

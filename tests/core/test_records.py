@@ -156,7 +156,7 @@ def test_a_span_offset_is_an_integer_of_at_least_0(start: Any) -> None:
 def test_the_copy_is_private_and_in_the_readers_key_order() -> None:
     original = example_record()
     copied = as_record(original)
-    assert copied == original and copied is not original
+    assert copied == original and copied is not original and type(copied) is dict
     assert json.dumps(copied) == json.dumps(original)
     copied["node"]["title"] = "changed"
     assert original["node"]["title"] != "changed"
