@@ -99,6 +99,22 @@ def _field(event: Any, name: str, wire_name: str) -> Any:
     return getattr(event, name, None)
 
 
+def _is_model(message: object) -> bool:
+    """Whether `message` is a pydantic model (an `ag_ui.core` message): its fields are in
+    its __dict__. Not isinstance: BaseModel's metaclass is an ABC's."""
+    return hasattr(type(message), "__pydantic_fields__")
+
+
+def _model_field(message: Any, name: str, wire_name: str) -> Any:
+    """A field of a pydantic model, None if it has none: read from its __dict__. Through
+    getattr, a field a message lacks (a user message's `tool_calls`) raises twice inside
+    pydantic, and a snapshot repeats every message of the thread."""
+    value = message.__dict__.get(name)
+    if value is None and (extra := message.__pydantic_extra__):
+        return extra.get(name)  # as getattr finds an extra field (`extra="allow"`)
+    return value
+
+
 def _plain(part: object) -> object:
     """A content part as plain data (`{"type": "text", "text": ...}`)."""
     return part.model_dump() if isinstance(part, BaseModel) else part
@@ -266,20 +282,21 @@ class Follower:
     def _snapshot(self, event: Any) -> None:
         messages = _field(event, "messages", "messages")
         for message in messages if isinstance(messages, list) else ():
-            message_id, role = _field(message, "id", "id"), _field(message, "role", "role")
+            field = _model_field if _is_model(message) else _field
+            message_id, role = field(message, "id", "id"), field(message, "role", "role")
             if not isinstance(message_id, str) or not isinstance(role, str):
                 continue
             self._roles[message_id] = role  # a snapshot replaces the message, role included
-            for call in _field(message, "tool_calls", "toolCalls") or ():
+            for call in field(message, "tool_calls", "toolCalls") or ():
                 function = _field(call, "function", "function")
                 call_id, name = _field(call, "id", "id"), _field(function, "name", "name")
                 if isinstance(call_id, str) and isinstance(name, str):
                     self._tools[call_id] = name
-            call_id = _field(message, "tool_call_id", "toolCallId")
+            call_id = field(message, "tool_call_id", "toolCallId")
             self._sink.snapshot_message(
                 message_id,
                 role,
-                _field(message, "content", "content"),
+                field(message, "content", "content"),
                 call_id if isinstance(call_id, str) else None,
             )
 
