@@ -34,6 +34,7 @@ def reader_lookup(call: Callable[[str], object]) -> Lookup:
         records = [item for item in reader_items(answer) if isinstance(item, dict)]
         named = [record for record in records if record["node"].get("ref") == ref]
         chosen = named or records  # another node's record: the run logs that it is not ref's
-        return chosen[0] if chosen else None
+        # A plain dict, the caller's to change: the run copies and checks what it gets.
+        return dict(chosen[0]) if chosen else None
 
     return lookup

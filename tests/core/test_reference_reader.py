@@ -48,3 +48,25 @@ async def test_the_lookup_gives_the_record_or_none() -> None:
         return {"content": [{"type": "text", "text": '{"error": "no node"}'}], "isError": True}
 
     assert await moca_agui.reader_lookup(missing)(ref) is None
+
+
+async def test_a_lookup_may_change_what_reader_lookup_gave_it() -> None:
+    """What it returns is the caller's: a lookup that adds to it (here, a long text) is
+    measured and checked as it is then, so the event stays within its budget."""
+    ref = "https://example.com/moca/support-kb@4.2.0#refund-window.md"
+
+    async def enriched(node_ref: str) -> dict[str, Any] | None:
+        record = await LOOKUP(node_ref)
+        assert record is not None and type(record) is dict
+        record["text"] = "y" * 5000
+        return record
+
+    citation_run = moca_agui.CitationRun(
+        moca_agui.CitationOptions(lookup=enriched, max_event_bytes=3000)
+    )
+    citation_run.capture("moca_search", {"query": "q", "results": [{"ref": ref, "title": "A"}]})
+    citation_run.add_text("m1", f"See {ref}.")
+    event = await citation_run.event_for("m1")
+    assert event is not None
+    [citation] = event.value["citations"]
+    assert citation["record"]["node"]["ref"] == ref and "text" not in citation["record"]
