@@ -103,17 +103,17 @@ class CitingWorkflow(AGUIChatWorkflow):  # type: ignore[misc]
     async def chat(
         self, ctx: Context, ev: InputEvent | LoopEvent
     ) -> StopEvent | ToolCallEvent | None:
-        state = self._start_run(ctx) if isinstance(ev, InputEvent) else self._run_of(ctx)
+        state = _start_run(self, ctx) if isinstance(ev, InputEvent) else _run_of(self, ctx)
         if state is None:
             return await super().chat(ctx, ev)
         result = await super().chat(_ChatStepContext(ctx, state.citations), ev)
         if isinstance(result, StopEvent):
-            await self._send_citations(ctx, state)
+            await _send_citations(self, ctx, state)
         return result
 
     @step
     async def handle_tool_call(self, ctx: Context, ev: ToolCallEvent) -> ToolCallResultEvent:
-        state = self._run_of(ctx)
+        state = _run_of(self, ctx)
         if state is None:
             plain: ToolCallResultEvent = await super().handle_tool_call(ctx, ev)
             return plain
@@ -127,16 +127,16 @@ class CitingWorkflow(AGUIChatWorkflow):  # type: ignore[misc]
         self, ctx: Context, ev: ToolCallResultEvent
     ) -> StopEvent | LoopEvent | None:
         result = await super().aggregate_tool_calls(ctx, ev)
-        state = self._run_of(ctx)
+        state = _run_of(self, ctx)
         if result is None or state is None:
             return result
         try:
             history = await ctx.store.get("chat_history", default=[])
-            self._capture(state, history)
+            _capture(state, history)
         except Exception:
             logger.exception("moca_agui: tool results of this turn not captured")
         if isinstance(result, StopEvent):
-            await self._send_citations(ctx, state)
+            await _send_citations(self, ctx, state)
         return result
 
     def _snapshot_messages(self, ctx: Any, chat_history: list[ChatMessage]) -> None:
@@ -144,60 +144,68 @@ class CitingWorkflow(AGUIChatWorkflow):  # type: ignore[misc]
             _name_message(chat_history[-1], ctx.message_id)
         super()._snapshot_messages(ctx, chat_history)
 
-    # -- the run's state ---------------------------------------------------------------
 
-    def _runs(self) -> WeakKeyDictionary[Any, _RunState]:
-        """This workflow's runs, each keyed by its own `ctx.store`, held weakly.
+# -- the run's state -------------------------------------------------------------------
+# Functions, not methods: LlamaIndex lists a workflow's members (inspect.getmembers) each
+# time it looks up its steps, about fourteen times a run, and each member costs it.
 
-        Not in `ctx.store` itself: the store must serialise (a CitationRun does not). One
-        workflow instance may serve concurrent runs; each finds only its own state here,
-        and the state goes with the run's store.
-        """
-        runs: WeakKeyDictionary[Any, _RunState] | None = vars(self).get(_RUNS)
-        if runs is None:
-            runs = WeakKeyDictionary()
-            setattr(self, _RUNS, runs)
-        return runs
 
-    def _start_run(self, ctx: Context) -> _RunState | None:
-        try:
-            state = _RunState(CitationRun(self.moca_agui_options))
-            self._runs()[ctx.store] = state
-            return state
-        except Exception:
-            logger.exception("moca_agui: citations off for this run; the answer is unchanged")
-            return None
+def _runs(workflow: CitingWorkflow) -> WeakKeyDictionary[Any, _RunState]:
+    """The workflow's runs, each keyed by its own `ctx.store`, held weakly.
 
-    def _run_of(self, ctx: Context) -> _RunState | None:
-        try:
-            return self._runs().get(ctx.store)
-        except Exception:
-            logger.exception("moca_agui: citations off for this step; the answer is unchanged")
-            return None
+    Not in `ctx.store` itself: the store must serialise (a CitationRun does not). One
+    workflow instance may serve concurrent runs; each finds only its own state here,
+    and the state goes with the run's store.
+    """
+    runs: WeakKeyDictionary[Any, _RunState] | None = vars(workflow).get(_RUNS)
+    if runs is None:
+        runs = WeakKeyDictionary()
+        setattr(workflow, _RUNS, runs)
+    return runs
 
-    def _capture(self, state: _RunState, history: list[ChatMessage]) -> None:
-        """Capture this turn's tool outputs in the order the model reads them."""
-        for message in history:
-            if message.role.value != "tool":  # tool results sent by the client are "user"
-                continue
-            call_id = message.additional_kwargs.get("tool_call_id", "")
-            taken = state.outputs.pop(call_id, None)
-            if taken is not None:
-                tool_name, output = taken
-                # The history is the order the model reads the results in (LlamaIndex
-                # appends them as they finish): it is this run's call order.
-                state.citations.call_made(call_id, tool_name)
-                if not output.is_error:
-                    state.citations.capture(tool_name, reader_result(output), tool_call_id=call_id)
-        state.outputs.clear()  # frontend tools: their results come from the client
 
-    async def _send_citations(self, ctx: Context, state: _RunState) -> None:
-        try:
-            self._runs().pop(ctx.store, None)
-            for event in await state.citations.citation_events():
-                ctx.write_event_to_stream(CustomWorkflowEvent(name=event.name, value=event.value))
-        except Exception:
-            logger.exception("moca_agui: no citations sent for this run; the answer is unchanged")
+def _start_run(workflow: CitingWorkflow, ctx: Context) -> _RunState | None:
+    try:
+        state = _RunState(CitationRun(workflow.moca_agui_options))
+        _runs(workflow)[ctx.store] = state
+        return state
+    except Exception:
+        logger.exception("moca_agui: citations off for this run; the answer is unchanged")
+        return None
+
+
+def _run_of(workflow: CitingWorkflow, ctx: Context) -> _RunState | None:
+    try:
+        return _runs(workflow).get(ctx.store)
+    except Exception:
+        logger.exception("moca_agui: citations off for this step; the answer is unchanged")
+        return None
+
+
+def _capture(state: _RunState, history: list[ChatMessage]) -> None:
+    """Capture this turn's tool outputs in the order the model reads them."""
+    for message in history:
+        if message.role.value != "tool":  # tool results sent by the client are "user"
+            continue
+        call_id = message.additional_kwargs.get("tool_call_id", "")
+        taken = state.outputs.pop(call_id, None)
+        if taken is not None:
+            tool_name, output = taken
+            # The history is the order the model reads the results in (LlamaIndex
+            # appends them as they finish): it is this run's call order.
+            state.citations.call_made(call_id, tool_name)
+            if not output.is_error:
+                state.citations.capture(tool_name, reader_result(output), tool_call_id=call_id)
+    state.outputs.clear()  # frontend tools: their results come from the client
+
+
+async def _send_citations(workflow: CitingWorkflow, ctx: Context, state: _RunState) -> None:
+    try:
+        _runs(workflow).pop(ctx.store, None)
+        for event in await state.citations.citation_events():
+            ctx.write_event_to_stream(CustomWorkflowEvent(name=event.name, value=event.value))
+    except Exception:
+        logger.exception("moca_agui: no citations sent for this run; the answer is unchanged")
 
 
 def reader_result(output: ToolOutput) -> object:
