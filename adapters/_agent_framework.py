@@ -36,8 +36,11 @@ class CitingAgentFrameworkAgent(AgentFrameworkAgent):
     """An `AgentFrameworkAgent` whose runs send one `moca.citations` event per assistant
     message with text. Made by `moca_agui.instrument`, which binds the options."""
 
-    async def run(self, input_data: dict[str, Any], **kwargs: Any) -> AsyncGenerator[BaseEvent]:
-        """The parent's AG-UI events, plus the run's `moca.citations` events."""
+    def run(self, input_data: dict[str, Any], **kwargs: Any) -> AsyncGenerator[BaseEvent]:
+        """The parent's AG-UI events, plus the run's `moca.citations` events.
+
+        Returns `cite`'s stream itself, not a generator around it: one hop less per event.
+        """
         run = CitationRun(options_of(self))
         this_run = self
         try:
@@ -52,8 +55,8 @@ class CitingAgentFrameworkAgent(AgentFrameworkAgent):
                 "TOOL_CALL_RESULT instead (a tool's UI display payload holds no record)"
             )
         events = super(CitingAgentFrameworkAgent, this_run).run(input_data, **kwargs)
-        async for event in cite(tap(events, partial(_follow_snapshot, run)), run=run):
-            yield event
+        cited = cite(tap(events, partial(_follow_snapshot, run)), run=run)
+        return cast(AsyncGenerator[BaseEvent], cited)  # an async generator, as the parent's
 
 
 def _follow_snapshot(run: CitationRun, event: BaseEvent) -> None:
