@@ -6,7 +6,7 @@ import logging
 from collections.abc import AsyncIterable, AsyncIterator, Callable
 from typing import Any, TypeVar
 
-from ag_ui.core import BaseEvent, TextMessageContentEvent
+from ag_ui.core import BaseEvent, RawEvent, TextMessageContentEvent
 
 from ._active import ACTIVE_RUN
 from ._follow import Follower, StreamSink
@@ -69,6 +69,11 @@ async def _cited(events: AsyncIterable[BaseEvent], tracker: _Tracker) -> AsyncIt
                     if active() is not run:
                         activate(run)
                     continue
+            if type(event) is RawEvent:  # the follower reads nothing of it, it closes nothing
+                yield event
+                if active() is not run:
+                    activate(run)
+                continue
             if tracker.observe(event):
                 for extra in await tracker.flush():
                     yield extra
