@@ -174,13 +174,14 @@ def looks_like_record(value: object) -> bool:
 
 
 class WireText:
-    """A JSON text records were read from: `size` is its bytes as compact UTF-8 JSON.
-    The records read from it are parts of it, so their sizes, together, are at most
-    that. Hashed by identity: two texts are two, whatever their sizes."""
+    """A JSON text records were read from: `size` is its bytes as compact UTF-8 JSON
+    (None: not measured yet). The records read from it are parts of it, so their sizes,
+    together, are at most that. Hashed by identity: two texts are two, whatever their
+    sizes."""
 
     __slots__ = ("size",)
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int | None) -> None:
         self.size = size
 
 
@@ -223,15 +224,14 @@ def private_record(value: object) -> WireObject:
     """
     if type(value) is WireObject:
         return value
-    record = _copied(value)
-    # Measured as the event's encoder writes it: Python's own JSON spells some numbers
-    # shorter (1e-05 against 0.00001).
-    return WireObject(record, WireText(len(to_json(record))))
+    return WireObject(_copied(value), WireText(None))  # its own text: measured if checked
 
 
 def checked_record(value: object) -> WireObject:
     """`value` as a private record (`private_record`) if it is a valid citation record;
-    else raise `InvalidRecord`, saying which rule it breaks."""
+    else raise `InvalidRecord`, saying which rule it breaks. A copy is measured now, as
+    the event's encoder writes it: Python's own JSON spells some numbers shorter (1e-05
+    against 0.00001)."""
     record = private_record(value)
     try:
         _VALIDATOR.validate_python(record)
@@ -239,6 +239,8 @@ def checked_record(value: object) -> WireObject:
         first = exc.errors(include_url=False)[0]
         where = ".".join(str(part) for part in first["loc"]) or "record"
         raise InvalidRecord(f"{where}: {first['msg']}") from None
+    if record.text.size is None:
+        record.text.size = len(to_json(record))
     return record
 
 

@@ -20,7 +20,7 @@ from ._citations import Citation, citations_event
 from ._extract import CompactResult, ReaderItem
 from ._ledger import Entry, Item, Ledger, Seen
 from ._options import CitationOptions, Lookup
-from ._records import InvalidRecord, WireObject, checked_record, private_record
+from ._records import InvalidRecord, WireObject, WireText, checked_record, private_record
 from ._references import Mention
 from .plugins import get_plugin_manager
 
@@ -451,10 +451,10 @@ class CitationRun:
 def _records_bytes(citations: list[Citation]) -> int | None:
     """At most how many bytes the citations' records take as compact JSON: the sizes of
     the texts they were read from, each once (None: a record is not a `WireObject`)."""
-    texts = {}
+    texts: dict[WireText, int] = {}
     for citation in citations:
         record = citation.record
-        if type(record) is not WireObject:
+        if type(record) is not WireObject or record.text.size is None:
             return None
         texts[record.text] = record.text.size
     return sum(texts.values())
