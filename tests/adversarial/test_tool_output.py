@@ -274,6 +274,19 @@ async def citable(citation_run: moca_agui.CitationRun) -> list[str]:
     return [c["record"]["node"]["ref"] for c in event.value["citations"]]
 
 
+async def assert_capture_skipped(
+    caplog: pytest.LogCaptureFixture, result: object, *fragments: str
+) -> None:
+    """`result` handed to `CitationRun.capture` (the adapters' path) is skipped with a
+    warning holding `fragments`; GOOD, captured beside it, is still cited."""
+    citation_run = moca_agui.CitationRun()
+    citation_run.capture("moca_get_node", GOOD)
+    citation_run.capture("moca_get_node", result)
+    assert await citable(citation_run) == [ref(GOOD)]
+    assert logged(caplog, logging.WARNING, *fragments)
+    assert not logged(caplog, logging.ERROR)
+
+
 @pytest.mark.parametrize(
     "broken",
     [pytest.param("\ud800", id="lone-surrogate"), pytest.param("\\ud800", id="escaped")],
@@ -285,12 +298,7 @@ async def test_a_record_holding_a_lone_surrogate_is_skipped(
     tool may return it; no stream could carry that result), or escaped in its JSON."""
     content = WHOLE.replace('"Policy"', f'"Pol{broken}icy"', 1)
     assert content != WHOLE
-    citation_run = moca_agui.CitationRun()
-    citation_run.capture("moca_get_node", GOOD)
-    citation_run.capture("moca_get_node", content)
-    assert await citable(citation_run) == [ref(GOOD)]
-    assert logged(caplog, logging.WARNING, "skipped an invalid record from moca_get_node", "JSON")
-    assert not logged(caplog, logging.ERROR)
+    await assert_capture_skipped(caplog, content, "skipped an invalid record from", "JSON")
 
 
 async def test_a_score_out_of_a_doubles_range_skips_that_record_alone(
@@ -303,12 +311,7 @@ async def test_a_score_out_of_a_doubles_range_skips_that_record_alone(
     skipped = ("skipped an invalid record from moca_get_node", "score")
     await assert_skipped(caplog, json.dumps(content), *skipped)
     caplog.clear()
-    citation_run = moca_agui.CitationRun()
-    citation_run.capture("moca_get_node", GOOD)
-    citation_run.capture("moca_get_node", content)
-    assert await citable(citation_run) == [ref(GOOD)]
-    assert logged(caplog, logging.WARNING, *skipped)
-    assert not logged(caplog, logging.ERROR)
+    await assert_capture_skipped(caplog, content, *skipped)
 
 
 @pytest.mark.parametrize(
@@ -323,12 +326,7 @@ async def test_python_objects_nested_ten_thousand_deep_are_skipped(
     caplog: pytest.LogCaptureFixture, result: object
 ) -> None:
     """The adapters' path: a tool's Python return value handed to `CitationRun.capture`."""
-    citation_run = moca_agui.CitationRun()
-    citation_run.capture("moca_get_node", result)
-    citation_run.capture("moca_get_node", GOOD)
-    assert await citable(citation_run) == [ref(GOOD)]
-    assert logged(caplog, logging.WARNING, "skipped a result of moca_get_node", "too deeply")
-    assert not logged(caplog, logging.ERROR)
+    await assert_capture_skipped(caplog, result, "skipped a result of moca_get_node", "too deeply")
 
 
 # -- huge strings ------------------------------------------------------------------------
