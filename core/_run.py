@@ -136,13 +136,16 @@ class CitationRun:
             return result
         pairs = self._entries(tool_name, items)
         kept = [item for item, _ in pairs if item is not None]
-        self._ledger.add(None, tool_name, kept, datetime.now(UTC))
         markers = iter(self._ledger.show([entry for entry, _, _ in kept]))
         view = [
             {"marker": next(markers), "result": shown} if item is not None else {"result": shown}
             for item, shown in pairs
         ]
-        return json.dumps({"results": view}, ensure_ascii=False, default=str)
+        text = json.dumps({"results": view}, ensure_ascii=False, default=str)
+        # Only what the model can be shown joins the ledger: a marker given to an entry
+        # the ledger does not hold names nothing (the marker table keeps held entries).
+        self._ledger.add(None, tool_name, kept, datetime.now(UTC))
+        return text
 
     def _items(self, tool_name: str, result: object) -> list[ReaderItem] | None:
         """What a Reader tool's result holds, or None (not a Reader, or unreadable)."""

@@ -200,3 +200,22 @@ async def test_a_numbered_tool_run_in_a_worker_thread_numbers_into_the_run():
     assert json.loads(content) == {"results": [{"marker": "[1]", "result": B}]}
     [value] = citation_events(stream)
     assert value["citations"] == [{"marker": "[1]", "record": B}]
+
+
+async def test_a_result_that_cannot_be_shown_numbers_nothing_the_model_could_read() -> None:
+    """A Python value JSON cannot write (a tuple key) makes `numbered` raise (its wrapper
+    then hands the tool's value back as it was): the markers it drew are in no ledger
+    entry, so `[1]` names nothing; the next result shown is numbered on from there."""
+    unwritable = record("a.md")
+    unwritable["evidence"] = [{"source": {(1, 2): 3}}]
+    citation_run = moca_agui.CitationRun()
+    with pytest.raises(TypeError):
+        citation_run.numbered("moca_search", {"results": [unwritable, record("b.md")]})
+    shown = json.loads(str(citation_run.numbered("moca_search", {"results": [record("c.md")]})))
+    assert [entry["marker"] for entry in shown["results"]] == ["[3]"]
+    citation_run.add_text("m1", "See [1], [2] and [3].")
+    event = await citation_run.event_for("m1")
+    assert event is not None
+    assert [(c["marker"], c["record"]["node"]["path"]) for c in event.value["citations"]] == [
+        ("[3]", "c.md")
+    ]
