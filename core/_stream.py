@@ -50,21 +50,22 @@ async def _cited(events: AsyncIterable[BaseEvent], tracker: _Tracker) -> AsyncIt
     try:
         activate(tracker.run)
         # Most of a stream is its text deltas: appended here, to the parts of the message
-        # the last delta went to, rather than by the follower. Fields are read from the
-        # event's __dict__: pydantic's __getattr__ makes each attribute read three times
-        # dearer; a stream's deltas mostly share one message id object. What decides the
-        # fast path changes only when the tracker observes an event, so it is worked out
-        # then.
-        append: Callable[[str], None] = _unused
-        run, fast, parts_of = tracker.run, True, None
+        # the last delta went to, rather than by the follower (a stream's deltas mostly
+        # share one message id object). What decides this fast path changes only when
+        # the tracker observes an event, so it is worked out then.
+        nowhere: list[str] = []  # the parts no delta is added to (no message id matches)
+        run, parts_of, parts = tracker.run, _NO_MESSAGE, nowhere
         async for event in iterator:
-            if fast and type(event) is TextMessageContentEvent:
+            if type(event) is TextMessageContentEvent:
                 fields = event.__dict__
-                delta, message_id = fields.get("delta"), fields.get("message_id")
+                try:
+                    message_id, delta = fields["message_id"], fields["delta"]
+                except KeyError:  # built without validation: the follower says what is wrong
+                    message_id = delta = None
                 if type(delta) is str and (
                     message_id is parts_of or (type(message_id) is str and message_id == parts_of)
                 ):
-                    append(delta)
+                    parts.append(delta)
                     yield event
                     if active() is not run:
                         activate(run)
@@ -77,8 +78,12 @@ async def _cited(events: AsyncIterable[BaseEvent], tracker: _Tracker) -> AsyncIt
             if tracker.observe(event):
                 for extra in await tracker.flush():
                     yield extra
-            run, fast = tracker.run, tracker.alive and not follower.chunk
-            parts_of, append = _last_parts(event, run) if fast else (None, _unused)
+            run = tracker.run
+            parts_of, parts = _NO_MESSAGE, nowhere
+            if tracker.alive and not follower.chunk and type(event) is TextMessageContentEvent:
+                message_id = event.__dict__.get("message_id")
+                if type(message_id) is str:  # the next deltas most likely go to its message
+                    parts_of, parts = message_id, run.text_parts(message_id)
             yield event
             if active() is not run:
                 activate(run)
@@ -91,18 +96,9 @@ async def _cited(events: AsyncIterable[BaseEvent], tracker: _Tracker) -> AsyncIt
             await close()
 
 
-def _unused(delta: str) -> None:
-    """Where no delta goes: `cite` adds deltas only to the message id it has parts for."""
-
-
-def _last_parts(event: BaseEvent, run: CitationRun) -> tuple[str | None, Callable[[str], None]]:
-    """The message the next deltas most likely go to (this one's, if it is a text delta),
-    and how to add one to its text."""
-    if type(event) is TextMessageContentEvent:
-        message_id = event.__dict__.get("message_id")
-        if type(message_id) is str:
-            return message_id, run.text_parts(message_id).append
-    return None, _unused
+#: The message no delta goes to: while the follower must see every delta (the layer is
+#: off, or a chunked message is open), no message id is this.
+_NO_MESSAGE = object()
 
 
 class _Tracker(StreamSink):
