@@ -51,7 +51,8 @@ def citations_event(
     """
     entries: list[dict[str, Any]] = []
     for citation in citations:
-        record = citation.record if include_text else _without_text(citation.record)
+        # A plain dict: pydantic's encoder writes a dict subclass by a slower path.
+        record = dict(citation.record) if include_text else _without_text(citation.record)
         entry: dict[str, Any] = {"marker": citation.marker} if citation.marker else {}
         entry["record"] = record
         entries.append(entry)
