@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic_core import from_json, to_json
 
-from ._records import WireObject, WireText, looks_like_record
+from ._records import WireText, looks_like_record, wire_object
 
 __all__ = [
     "MAX_RESULT_CHARS",
@@ -148,7 +148,7 @@ class _Items(list[ReaderItem]):
 
     def add_record(self, value: Mapping[str, Any], wire: WireText | None) -> None:
         """A candidate record, as read from `wire` if it was (None: a value to copy)."""
-        self.append(WireObject(value, wire) if wire is not None else dict(value))
+        self.append(wire_object(value, wire) if wire is not None else dict(value))
 
 
 def numbered_items(result: object) -> list[ReaderItem] | None:

@@ -23,6 +23,7 @@ __all__ = [
     "checked_record",
     "looks_like_record",
     "private_record",
+    "wire_object",
 ]
 
 # Patterns follow ECMA-262, as JSON Schema requires: `$` ends the text, and `\s` is
@@ -191,13 +192,18 @@ class WireObject(dict[str, Any]):
     """A JSON object that is plain JSON already (no NaN, no Python object, every string
     UTF-8, no deeper than pydantic's parser reads) and that no one else holds: read by
     this layer from a Reader's text (`parse_json`), or a value copied through its JSON.
-    `text` is the text it was read from."""
+    `text` is the text it was read from: `wire_object` makes one."""
 
     __slots__ = ("text",)
+    text: WireText
 
-    def __init__(self, value: Mapping[str, Any], text: WireText) -> None:
-        super().__init__(value)
-        self.text = text
+
+def wire_object(value: Mapping[str, Any], text: WireText) -> WireObject:
+    """`value`, read from `text`, as a `WireObject` (without a Python `__init__`, which
+    would cost more than the copy)."""
+    record = WireObject(value)
+    record.text = text
+    return record
 
 
 #: One encoder for every record: its settings are all it holds. Compact, as `to_json`
@@ -226,7 +232,7 @@ def private_record(value: object) -> WireObject:
     """
     if type(value) is WireObject:
         return value
-    return WireObject(_copied(value), WireText(None))  # its own text: measured if checked
+    return wire_object(_copied(value), WireText(None))  # its own text: measured if checked
 
 
 def checked_record(value: object) -> WireObject:
