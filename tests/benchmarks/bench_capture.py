@@ -2,7 +2,9 @@
 
 The least any reader of a Reader result can do is parse its JSON once; a service that
 cites must also encode the citation event it sends. That is the floor: `from_json` of the
-result plus `EventEncoder().encode` of the event carrying its records. `cite`'s cost is
+result (keys through pydantic's string cache, its cheapest setting: 624 k instructions for
+the 10-record result, against 734 k with no cache) plus `EventEncoder().encode` of the
+event carrying its records. `cite`'s cost is
 measured on the same result: capture (read the result, check and keep its records),
 resolve the answer's markers, build the event, encode it. The answer cites every record,
 so every record is checked and sent (the dearest case).
@@ -44,7 +46,7 @@ def floor(text: str) -> Callable[[], Awaitable[int]]:
     async def run() -> int:
         encoder, written = EventEncoder(), 0
         for _ in range(ROUNDS):
-            found = from_json(text, cache_strings=False)["results"]
+            found = from_json(text, cache_strings="keys")["results"]
             citations = [{"marker": f"[{i}]", "record": r} for i, r in enumerate(found, 1)]
             value = {"version": 1, "messageId": "m1", "citations": citations}
             event = CustomEvent(type=EventType.CUSTOM, name="moca.citations", value=value)

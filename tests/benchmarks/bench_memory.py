@@ -42,14 +42,15 @@ READERS = {"moca_search", "moca_get_node"}
 
 async def floor(events: AsyncIterator[BaseEvent]) -> AsyncIterator[BaseEvent]:
     """Holds what any citing layer must until the run ends: the Reader results, each
-    parsed once, and the answers' text deltas."""
+    parsed once (keys through pydantic's string cache, which runs share, as `cite`
+    reads them), and the answers' text deltas."""
     tools: dict[str, str] = {}
     held: list[object] = []
     async for event in events:
         if type(event) is ToolCallStartEvent:
             tools[event.tool_call_id] = event.tool_call_name
         elif type(event) is ToolCallResultEvent and tools.get(event.tool_call_id) in READERS:
-            held.append(from_json(event.content, cache_strings=False))
+            held.append(from_json(event.content, cache_strings="keys"))
         elif type(event) is TextMessageContentEvent:
             held.append(event.delta)
         yield event
