@@ -256,7 +256,7 @@ def _copied(value: object) -> dict[str, Any]:
     """A private copy of a Python value made through its JSON text."""
     try:
         encoded = _JSON.encode(value).encode("utf-8")
-    except (TypeError, ValueError, RecursionError) as exc:
+    except Exception as exc:  # a mapping of the result's own may fail as it is read
         raise InvalidRecord(f"not plain JSON: {exc}") from None
     try:
         # Keys only in its process-wide string cache, as `parse_json` reads a text.

@@ -418,6 +418,24 @@ async def test_nan_and_infinity_in_python_results_are_skipped(
     assert logged(caplog, logging.WARNING, "skipped an invalid record", "not plain JSON")
 
 
+class _Unreadable(dict):  # type: ignore[type-arg]
+    """A mapping that fails as it is read, the way a lazy or proxied value may."""
+
+    def items(self) -> Any:
+        raise RuntimeError("the backing store went away")
+
+
+async def test_a_python_value_that_fails_as_it_is_read_skips_that_record_alone(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    hostile = {**BAD, "trust": _Unreadable(BAD["trust"])}
+    citation_run = moca_agui.CitationRun()
+    citation_run.capture("moca_search", {"query": "q", "results": [hostile, GOOD]})
+    assert await citable(citation_run) == [ref(GOOD)]
+    assert logged(caplog, logging.WARNING, "skipped an invalid record", "the backing store")
+    assert not logged(caplog, logging.ERROR)
+
+
 # -- wrong types in every record field -----------------------------------------------------
 
 JSON_VALUES: list[Any] = [None, True, 0, -1, 1.5, "text", "", [], ["x"], {}, {"x": 1}]
