@@ -51,7 +51,6 @@ def citations_event(
     """
     entries: list[dict[str, Any]] = []
     for citation in citations:
-        # A plain dict: pydantic's encoder writes a dict subclass by a slower path.
         record = dict(citation.record) if include_text else _without_text(citation.record)
         entry: dict[str, Any] = {"marker": citation.marker} if citation.marker else {}
         entry["record"] = record
@@ -66,9 +65,11 @@ def citations_event(
     return CustomEvent(type=EventType.CUSTOM, name=EVENT_NAME, value=value)
 
 
-def _without_text(record: Mapping[str, Any]) -> Mapping[str, Any]:
+def _without_text(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The record as a plain dict (pydantic's encoder writes a dict subclass, such as
+    `WireObject`, by a slower path), less its `text`."""
     if "text" not in record:
-        return record
+        return dict(record)
     return {key: field for key, field in record.items() if key != "text"}
 
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Iterable, Iterator, Set
+from typing import Any
 
 import pytest
-from ag_ui.core import EventType, TextMessageContentEvent
+from ag_ui.core import EventType, TextMessageContentEvent, TextMessageStartEvent
 
 from moca_agui._references import find_refs
 from support import record, ref
@@ -98,16 +99,26 @@ async def test_hostile_text_goes_through_cite(caplog: pytest.LogCaptureFixture, 
     assert peak < 8 * len(text) + 4 * MB
 
 
+BROKEN_DELTAS = {
+    "no fields": {},
+    "no message id": {"message_id": None, "delta": "2"},
+}
+
+
+@pytest.mark.parametrize("fields", BROKEN_DELTAS.values(), ids=BROKEN_DELTAS.keys())
+@pytest.mark.parametrize("where", ["after a delta", "after the message's start"])
 async def test_a_malformed_text_delta_turns_citations_off_and_loses_nothing(
-    caplog: pytest.LogCaptureFixture,
+    caplog: pytest.LogCaptureFixture, fields: dict[str, Any], where: str
 ) -> None:
-    """A delta built without validation (`model_construct`) and missing its fields."""
-    broken = TextMessageContentEvent.model_construct(type=EventType.TEXT_MESSAGE_CONTENT)
+    """A delta built without validation (`model_construct`): missing its fields, or with
+    no message id, wherever it comes (its text belongs to no message the run knows)."""
+    broken = TextMessageContentEvent.model_construct(type=EventType.TEXT_MESSAGE_CONTENT, **fields)
     events = run(
         reader_call("call-1", json.dumps(REC)),
         answer("answer-1", f"See {REF}"),
     )
-    events.insert(-2, broken)
+    start = next(i for i, e in enumerate(events) if isinstance(e, TextMessageStartEvent))
+    events.insert(-2 if where == "after a delta" else start + 1, broken)
     out, _ = await cite_measured(events)
     assert_passed_through(events, out)
     assert cited_records(out) == []
