@@ -429,11 +429,8 @@ async def test_a_python_value_that_fails_as_it_is_read_skips_that_record_alone(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     hostile = {**BAD, "trust": _Unreadable(BAD["trust"])}
-    citation_run = moca_agui.CitationRun()
-    citation_run.capture("moca_search", {"query": "q", "results": [hostile, GOOD]})
-    assert await citable(citation_run) == [ref(GOOD)]
-    assert logged(caplog, logging.WARNING, "skipped an invalid record", "the backing store")
-    assert not logged(caplog, logging.ERROR)
+    result = {"query": "q", "results": [hostile]}
+    await assert_capture_skipped(caplog, result, "skipped an invalid record", "the backing store")
 
 
 # -- wrong types in every record field -----------------------------------------------------
