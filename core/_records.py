@@ -33,7 +33,9 @@ _DIGEST = r"^sha256:[a-f0-9]{64}\z"
 _IRI = rf"^[A-Za-z][A-Za-z0-9+.-]*:[^{_ECMA_SPACE}]+\z"
 
 _CLOSED = ConfigDict(extra="forbid", strict=True)
-_OPEN = ConfigDict(extra="allow", strict=True)
+#: An open object: other members are allowed, and left out of the check's output, which
+#: is thrown away (copying them there costs 0.6 us a record, a tenth of the check).
+_OPEN = ConfigDict(extra="ignore", strict=True)
 
 
 def _whole(value: float) -> float:
@@ -61,6 +63,11 @@ Integer = Annotated[
             custom_error_message="Input should be an integer of at least 0",
         )
     ),
+]
+#: Any JSON object. The records checked are plain JSON already (`private_record`), so
+#: being a dict is the whole rule: a `dict[str, Any]` would copy it, for nothing.
+JsonObject = Annotated[
+    dict[str, Any], GetPydanticSchema(lambda _type, _handler: core_schema.is_instance_schema(dict))
 ]
 #: A number JavaScript reads as a number: 1e999, or an integer of 400 digits, it reads as
 #: Infinity, which its JSON writer sends as null.
@@ -129,8 +136,8 @@ class _Trust(TypedDict):
 
 class _Evidence(TypedDict):
     __pydantic_config__ = _OPEN  # type: ignore[misc]
-    source: dict[str, Any]
-    selector: NotRequired[dict[str, Any]]
+    source: JsonObject
+    selector: NotRequired[JsonObject]
     note: NotRequired[str]
     matched: NotRequired[bool]
 
