@@ -212,10 +212,10 @@ def _collect_mapping(value: Mapping[Any, Any], items: _Items, depth: int) -> Non
 
 
 def _collect_entry(entry: object, items: _Items, depth: int) -> None:
-    if isinstance(entry, Mapping):
-        if looks_like_record(entry):  # most entries: a search result's records
-            items.add_record(entry, items.wire)
-        elif entry.get("type") == "text" and isinstance(entry.get("text"), str):  # MCP text
+    if looks_like_record(entry):  # most entries: a search result's records
+        items.add_record(entry, items.wire)
+    elif isinstance(entry, Mapping):
+        if entry.get("type") == "text" and isinstance(entry.get("text"), str):  # MCP text
             _collect(entry["text"], items, depth + 1)
         elif _is_numbered(entry):  # one a numbered view lists
             logger.debug("moca_agui: a numbered result: captured when it was numbered")

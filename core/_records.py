@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Annotated, Any, Literal, NotRequired
+from typing import Annotated, Any, Literal, NotRequired, TypeGuard
 
 from pydantic import ConfigDict, Field, GetPydanticSchema, TypeAdapter
 from pydantic import ValidationError as _ValidationError
@@ -178,7 +178,7 @@ class InvalidRecord(ValueError):
     """A value that is not a valid citation record; the message says which rule it breaks."""
 
 
-def looks_like_record(value: object) -> bool:
+def looks_like_record(value: object) -> TypeGuard[dict[str, Any]]:
     """True for a mapping with the three required top-level keys of a citation record."""
     return isinstance(value, dict) and "package" in value and "node" in value and "trust" in value
 

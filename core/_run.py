@@ -8,6 +8,7 @@ import copy
 import inspect
 import json
 import logging
+import operator
 from collections.abc import Callable, Iterator, Mapping
 from datetime import UTC, datetime
 from typing import Any
@@ -27,6 +28,10 @@ from .plugins import get_plugin_manager
 __all__ = ["CitationRun"]
 
 logger = logging.getLogger("moca_agui")
+
+#: A record found for an entry: the record, when it was captured, its span.
+Found = tuple[dict[str, Any], datetime, tuple[int, int] | None]
+_START = operator.attrgetter("start")
 
 
 def _ref_of(item: object) -> str | None:
@@ -70,7 +75,7 @@ class CitationRun:
         #: captures each tool's raw return value sets it to False: the content on the
         #: wire is the same result, serialised or cut down (and may be prose).
         self.reads_tool_call_results = True
-        self._looked_up: dict[str, tuple[dict[str, Any], datetime] | None] = {}  # ref -> answer
+        self._looked_up: dict[str, Found | None] = {}  # ref -> answer
         self._muted: set[str] = set()  # messages not to cite: other roles, cited upstream
         self._sent: set[str] = set()  # messages whose event was made
         self._checked: dict[int, dict[str, Any] | None] = {}  # id(candidate) -> its record
@@ -192,17 +197,17 @@ class CitationRun:
             pairs.append(((Entry(ref, _span_of(item)), record, False), item))
         return pairs
 
-    def _record(self, seen: Seen) -> tuple[dict[str, Any], datetime] | None:
+    def _record(self, seen: Seen) -> Found | None:
         """An entry's first record, in the model's order, that is valid and of a loaded
-        package, and when it was captured; None if it has none. Each record is checked
-        once a run, and only when an answer needs it."""
+        package, when it was captured, and its span (the entry's); None if it has none.
+        Each record is checked once a run, and only when an answer needs it."""
         for candidate, captured_at, source in seen.records:
             key = id(candidate)  # the ledger holds every candidate: its id stays its own
             if key not in self._checked:
                 self._checked[key] = self._accept(source, candidate)
             record = self._checked[key]
             if record is not None:
-                return record, captured_at
+                return record, captured_at, seen.entry.span
         return None
 
     def _accept(self, source: str, item: object) -> dict[str, Any] | None:
@@ -307,7 +312,7 @@ class CitationRun:
             if mentions
             for mention in mentions
         ]
-        found.sort(key=lambda mention: mention.start)
+        found.sort(key=_START)
         first: dict[Entry, str | None] = {}  # entry -> marker, in order of first mention
         for mention in found:
             if mention.ref not in nodes.refs:
@@ -325,8 +330,8 @@ class CitationRun:
             found_record = self._record_of(by_entry[entry], nodes)
             if found_record is None:
                 continue
-            record, captured_at = found_record
-            key = (entry.ref, _span_of(record))  # one entry per node and span in the event
+            record, captured_at, span = found_record
+            key = (entry.ref, span)  # one entry per node and span in the event
             citation = by_key.get(key)
             if citation is None:
                 by_key[key] = citation = Citation(record, marker, captured_at)
@@ -366,8 +371,8 @@ class CitationRun:
         if pending and lookup is not None:
             await asyncio.gather(*(self._look_up(lookup, ref) for ref in pending))
 
-    def _record_of(self, seen: Seen, nodes: _Nodes) -> tuple[dict[str, Any], datetime] | None:
-        """The record an entry cites, and when it was captured, or None (left out).
+    def _record_of(self, seen: Seen, nodes: _Nodes) -> Found | None:
+        """The record an entry cites, when it was captured and its span, or None (left out).
 
         Its own record; else the node's whole-node record; for a compact result, else
         what `lookup` found, else the node's first record in the model's order.
@@ -448,7 +453,7 @@ class CitationRun:
         if record["node"]["ref"] != ref:
             logger.warning("moca_agui: left out %s: lookup returned another node", ref)
             return
-        self._looked_up[ref] = (record, datetime.now(UTC))
+        self._looked_up[ref] = (record, datetime.now(UTC), _span_of(record))
 
 
 def _records_bytes(citations: list[Citation]) -> int | None:
@@ -463,7 +468,6 @@ def _records_bytes(citations: list[Citation]) -> int | None:
     return sum(texts.values())
 
 
-Found = tuple[dict[str, Any], datetime]
 
 
 class _Nodes:
