@@ -160,3 +160,27 @@ def test_the_copy_is_private_and_in_the_readers_key_order() -> None:
     assert json.dumps(copied) == json.dumps(original)
     copied["node"]["title"] = "changed"
     assert original["node"]["title"] != "changed"
+
+
+def test_members_an_open_object_allows_pass_through_unchanged() -> None:
+    """The check leaves out of its own output what open objects allow beyond their
+    fields: the record returned is the Reader's, those members included."""
+    value = example_record()
+    value["trust"]["generated"] = {"by": "acme-drafter/2.1", "model": {"name": "d", "n": [1]}}
+    value["trust"]["declaredVerified"] = [{"by": "human:sam", "team": "docs"}]
+    value["trust"]["attestedReviews"][0]["ticket"] = {"id": 7}
+    value["evidence"][0]["page"] = 3
+    value["evidence"][0]["source"]["nested"] = {"deep": [{"x": None}]}
+    assert official(value)
+    assert as_record(value) == value
+    assert json.dumps(as_record(value)) == json.dumps(value)
+
+
+@pytest.mark.parametrize("field", ["source", "selector"])
+@pytest.mark.parametrize("bad", [[], "terms-7", None, 1])
+def test_an_evidence_source_or_selector_must_be_an_object(field: str, bad: Any) -> None:
+    value = example_record()
+    value["evidence"][0][field] = bad
+    assert not official(value)
+    with pytest.raises(InvalidRecord, match=rf"^evidence\.0\.{field}: "):
+        as_record(value)
