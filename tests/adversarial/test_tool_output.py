@@ -428,9 +428,23 @@ class _Unreadable(dict):  # type: ignore[type-arg]
 async def test_a_python_value_that_fails_as_it_is_read_skips_that_record_alone(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    hostile = {**BAD, "trust": _Unreadable(BAD["trust"])}
+    # What it holds is not JSON either, so the copy is made through `items()`, which fails.
+    hostile = {**BAD, "trust": _Unreadable({**BAD["trust"], "note": object()})}
     result = {"query": "q", "results": [hostile]}
     await assert_capture_skipped(caplog, result, "skipped an invalid record", "the backing store")
+
+
+async def test_a_dict_subclass_is_copied_from_what_it_holds() -> None:
+    """pydantic's writer reads a dict subclass's own items, as the event's encoder would
+    read the record: a copy of what it holds is cited, whatever its methods do."""
+    held = _Unreadable(BAD["trust"])
+    citation_run = moca_agui.CitationRun()
+    citation_run.capture("moca_search", {"query": "q", "results": [{**BAD, "trust": held}]})
+    citation_run.add_text("m1", f"See {BAD_REF}.")
+    event = await citation_run.event_for("m1")
+    assert event is not None
+    [citation] = event.value["citations"]
+    assert citation["record"] == BAD and type(citation["record"]["trust"]) is dict
 
 
 # -- wrong types in every record field -----------------------------------------------------
