@@ -280,7 +280,7 @@ def _collect_citation(value: object, items: _Items, depth: int) -> None:
     if isinstance(value, str):
         value, wire = _parsed(value)
     if looks_like_record(value):
-        items.add_record(value, wire)  # type: ignore[arg-type]
+        items.add_record(value, wire)
 
 
 def _is_numbered(value: Mapping[Any, Any]) -> bool:

@@ -468,8 +468,6 @@ def _records_bytes(citations: list[Citation]) -> int | None:
     return sum(texts.values())
 
 
-
-
 class _Nodes:
     """The entries of one run by node, for one answer: which entry a versioned ref cites
     and which record stands in for an entry without one, worked out (and the records
