@@ -7,7 +7,8 @@ the 10-record result, against 734 k with no cache) plus `EventEncoder().encode` 
 event carrying its records. `cite`'s cost is
 measured on the same result: capture (read the result, check and keep its records),
 resolve the answer's markers, build the event, encode it. The answer cites every record,
-so every record is checked and sent (the dearest case).
+so every record is checked and sent (the dearest case). The same result as a Python value
+(what Pydantic AI and ADK hand over: no text to read, each record copied) is measured too.
 
     python tests/benchmarks/bench_capture.py [--quick] [--records N] [--against REV]
 
@@ -56,12 +57,12 @@ def floor(text: str) -> Callable[[], Awaitable[int]]:
     return run
 
 
-def cited(core: ModuleType, text: str, answer: str) -> Callable[[], Awaitable[int]]:
+def cited(core: ModuleType, result: object, answer: str) -> Callable[[], Awaitable[int]]:
     async def run() -> int:
         encoder, written = EventEncoder(), 0
         for _ in range(ROUNDS):
             citation_run = core.CitationRun(core.CitationOptions())
-            citation_run.capture("moca_search", text)
+            citation_run.capture("moca_search", result)
             citation_run.add_text("m1", answer)
             event = await citation_run.event_for("m1")
             written += len(encoder.encode(event))
@@ -86,14 +87,16 @@ def main() -> None:
     print(f"- one `moca_search` result: {args.records} whole records, {len(text.encode())} bytes")
     print(f"- {ROUNDS} results per repeat, {repeats} interleaved repeats, medians\n")
     with contextlib.ExitStack() as stack:
+        value = json.loads(text)  # as Pydantic AI and ADK hand a tool's result over
         variants: dict[str, Callable[[], Awaitable[Any]]] = {
             "floor": floor(text),
             "cite": cited(moca_agui, text, answer),
+            "cite, a Python value": cited(moca_agui, value, answer),
         }
         if args.against:
-            variants[f"cite at {args.against}"] = cited(
-                stack.enter_context(core_at(args.against)), text, answer
-            )
+            earlier = stack.enter_context(core_at(args.against))
+            variants[f"cite at {args.against}"] = cited(earlier, text, answer)
+            variants[f"cite, a Python value, at {args.against}"] = cited(earlier, value, answer)
         times = side_by_side(variants, repeats)
     base = wall(times["floor"])
     rows = [

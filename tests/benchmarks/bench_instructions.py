@@ -6,10 +6,12 @@ added, is the cost of one unit with every fixed cost (start-up, imports) taken o
 
 - per text delta: one run whose answer grows, through the pass-through hop and `cite`;
 - per Reader result: benchmark 6's 10-record result read and its event sent, against
-  its floor (parse once with `from_json` and encode the event);
+  its floor (parse once with `from_json` and encode the event), as a text and as the
+  Python value Pydantic AI and ADK hand over;
 - per realistic run: benchmark 1's 500-event runs, bare, hopped and cited;
-- per request: the bare-SDK demo service in process (ASGI transport), without and with
-  its one line.
+- per request: each demo service in `[all]` in process (ASGI transport), without and
+  with its one line: the bare SDK's, then each framework's (Agent Framework's needs an
+  environment of its own; benchmark 7 times it there).
 
     python tests/benchmarks/bench_instructions.py [--quick] [--against REV]
 
@@ -28,7 +30,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import gc
+import json
 import os
 import re
 import shutil
@@ -42,14 +46,21 @@ from pathlib import Path
 from ag_ui.core import BaseEvent
 from workload import ROOT, machine, table
 
+from moca_agui.demo.server import FRAMEWORKS, FrameworkUnavailable, load_framework
+
 HERE = Path(__file__).resolve().parent
 
 #: workload -> (unit, sizes (small, large), variants; the first is the reference)
 WORKLOADS: dict[str, tuple[str, tuple[int, int], tuple[str, ...]]] = {
     "delta": ("text delta", (20_000, 60_000), ("hop", "cite")),
-    "result": ("Reader result", (100, 200), ("floor", "cite")),
+    "result": ("Reader result", (100, 200), ("floor", "cite", "cite-python")),
     "run": ("realistic run", (10, 20), ("bare", "hop", "cite")),
-    "request": ("bare-SDK demo request", (10, 30), ("bare", "cite")),
+    "request:ag-ui": ("bare-SDK demo request", (10, 30), ("bare", "cite")),
+    **{
+        f"request:{framework}": (f"{framework} demo request", (3, 8), ("bare", "cite"))
+        for framework in FRAMEWORKS
+        if framework not in ("ag-ui", "agent-framework")
+    },
 }
 
 
@@ -99,11 +110,14 @@ async def _result(variant: str, size: int) -> None:
 
     bench_capture.ROUNDS = size
     text, answer = result_text(10)
-    await (floor(text) if variant == "floor" else cited(moca_agui, text, answer))()
+    if variant == "floor":
+        await floor(text)()
+    else:  # cite-python: the result as a Python value, as Pydantic AI and ADK hand it over
+        await cited(moca_agui, json.loads(text) if variant == "cite-python" else text, answer)()
 
 
-async def _request(variant: str, size: int) -> None:
-    os.environ["MOCA_BENCH_FRAMEWORK"] = "ag-ui"
+async def _request(framework: str, variant: str, size: int) -> None:
+    os.environ["MOCA_BENCH_FRAMEWORK"] = framework
     os.environ["MOCA_BENCH_CITED"] = "1" if variant == "cite" else "0"
     import httpx
     from framework_apps import app
@@ -119,8 +133,23 @@ CHILDREN: dict[str, Callable[[str, int], Awaitable[None]]] = {
     "delta": _delta,
     "result": _result,
     "run": _run,
-    "request": _request,
+    **{
+        workload: functools.partial(_request, workload.removeprefix("request:"))
+        for workload in WORKLOADS
+        if workload.startswith("request:")
+    },
 }
+
+
+def _installed(workload: str) -> bool:
+    """Whether this environment has the framework a workload serves."""
+    if not workload.startswith("request:"):
+        return True
+    try:
+        load_framework(workload.removeprefix("request:"))
+    except FrameworkUnavailable:
+        return False
+    return True
 
 
 # -- counting -----------------------------------------------------------------------------
@@ -187,16 +216,17 @@ def main() -> None:
         print("## 9. Instructions per unit of work\n\nnot run: valgrind is not installed "
               "here (apt install valgrind)")  # fmt: skip
         return
+    here = [workload for workload in WORKLOADS if _installed(workload)]
     with contextlib.ExitStack() as stack:
         cores: dict[str, Path | None] = {"": None}
         if args.against:
             cores[f" at {args.against}"] = stack.enter_context(package_at(args.against))
         jobs = {
             (workload, variant, label): (workload, variant, core)
-            for workload, (_, _, variants) in WORKLOADS.items()
-            for variant in variants
+            for workload in here
+            for variant in WORKLOADS[workload][2]
             for label, core in cores.items()
-            if label == "" or variant == "cite"
+            if label == "" or variant.startswith("cite")
         }
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
             futures = {key: pool.submit(per_unit, *job, args.quick) for key, job in jobs.items()}
@@ -214,6 +244,9 @@ def main() -> None:
         )  # fmt: skip
     header = ["per", "variant", "instructions", "ratio to the first", "over the first"]
     print(table(header, rows))
+    missing = [workload.removeprefix("request:") for workload in WORKLOADS if workload not in here]
+    if missing:
+        print("\nNot installed here: " + ", ".join(missing))
 
 
 if __name__ == "__main__":
