@@ -272,7 +272,8 @@ def _as_written(value: object) -> tuple[dict[str, Any], WireText] | None:
     read back. A copy equal to the value proves it was plain JSON, and costs half of
     Python's JSON writer; the text's size is then the record's on the wire. A dict
     subclass is read by the items it holds (not through its methods), as pydantic reads
-    any dict.
+    any dict; an object that says it equals the JSON form pydantic writes of it (a str
+    or int enum member, or any `__eq__` that says so) is taken as that form.
     """
     try:
         written = to_json(value)

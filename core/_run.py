@@ -194,7 +194,11 @@ class CitationRun:
             except InvalidRecord as exc:
                 logger.warning("moca_agui: skipped an invalid record from %s: %s", tool_name, exc)
                 record = None
-            pairs.append(((Entry(ref, _span_of(item)), record, False), item))
+            if record is not None and record is not item:  # a copy: the entry is what it holds
+                ref, span = _ref_of(record) or ref, _span_of(record)
+            else:
+                span = _span_of(item)
+            pairs.append(((Entry(ref, span), record, False), item))
         return pairs
 
     def _record(self, seen: Seen) -> Found | None:

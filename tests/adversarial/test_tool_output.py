@@ -8,6 +8,7 @@ memory `cite` allocates stays within a small multiple of the input.
 from __future__ import annotations
 
 import copy
+import enum
 import json
 import logging
 import unicodedata
@@ -445,6 +446,27 @@ async def test_a_dict_subclass_is_copied_from_what_it_holds() -> None:
     assert event is not None
     [citation] = event.value["citations"]
     assert citation["record"] == BAD and type(citation["record"]["trust"]) is dict
+
+
+class _Bound(enum.IntEnum):
+    ZERO = 0
+    FIVE = 5
+
+
+async def test_a_python_records_entry_is_read_from_its_copy() -> None:
+    """Span bounds that are int enum members are plain ints in the copy sent: the entry
+    is read from the copy, so it is the same node and span as the plain record's, and
+    the two are one citation."""
+    spanned = {**GOOD, "span": {"start": _Bound.ZERO, "end": _Bound.FIVE}}
+    plain = {**GOOD, "span": {"start": 0, "end": 5}}
+    citation_run = moca_agui.CitationRun()
+    citation_run.capture("moca_search", {"query": "q", "results": [spanned, plain]})
+    citation_run.add_text("m1", "See [1] and [2].")
+    event = await citation_run.event_for("m1")
+    assert event is not None
+    [citation] = event.value["citations"]
+    assert citation["marker"] == "[1]" and citation["record"] == plain
+    assert type(citation["record"]["span"]["start"]) is int
 
 
 # -- wrong types in every record field -----------------------------------------------------
