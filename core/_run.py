@@ -184,21 +184,22 @@ class CitationRun:
                 self._compact_tools.setdefault(item.ref, tool_name)
                 pairs.append(((Entry(item.ref), None, True), shown))
                 continue
-            ref = _ref_of(item)
-            if ref is None:  # no node to number: say why it is not a record
-                self._accept(tool_name, item)
-                pairs.append((None, item))
-                continue
+            reason = ""
             try:
                 record: dict[str, Any] | None = private_record(item)
-            except InvalidRecord as exc:
-                logger.warning("moca_agui: skipped an invalid record from %s: %s", tool_name, exc)
-                record = None
-            if record is not None and record is not item:  # a copy: the entry is what it holds
-                ref, span = _ref_of(record) or ref, _span_of(record)
-            else:
-                span = _span_of(item)
-            pairs.append(((Entry(ref, span), record, False), item))
+            except InvalidRecord as invalid:
+                record, reason = None, str(invalid)
+            read = item if record is None else record  # the entry is what is sent, if any
+            ref = _ref_of(read)
+            if ref is None:  # no node to number: say why it is not a record
+                self._accept(tool_name, read)
+                pairs.append((None, item))
+                continue
+            if record is None:
+                logger.warning(
+                    "moca_agui: skipped an invalid record from %s: %s", tool_name, reason
+                )
+            pairs.append(((Entry(ref, _span_of(read)), record, False), item))
         return pairs
 
     def _record(self, seen: Seen) -> Found | None:
