@@ -66,8 +66,7 @@ def citations_event(
 
 
 def _without_text(record: Mapping[str, Any]) -> dict[str, Any]:
-    """The record as a plain dict (pydantic's encoder writes a dict subclass, such as
-    `WireObject`, by a slower path), less its `text`."""
+    """The record as the event's own plain dict (a run may cite it again), less its `text`."""
     if "text" not in record:
         return dict(record)
     return {key: field for key, field in record.items() if key != "text"}

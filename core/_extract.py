@@ -18,12 +18,13 @@ from typing import Any
 
 from pydantic_core import from_json, to_json
 
-from ._records import WireText, looks_like_record, wire_object
+from ._records import WireText, looks_like_record
 
 __all__ = [
     "MAX_RESULT_CHARS",
     "CompactResult",
     "ReaderItem",
+    "ReaderItems",
     "numbered_items",
     "parse_json",
     "reader_items",
@@ -59,7 +60,7 @@ def parse_json(text: str) -> Any:
 
 def _parsed(text: str) -> tuple[Any, WireText | None]:
     """`parse_json`, and the text as `WireText` if pydantic's parser read it: its objects
-    are then plain wire JSON (`WireObject`). None: Python's stricter parser read it (a
+    are then plain wire JSON no one else holds. None: Python's stricter parser read it (a
     rare text), and its records are copied before they are kept."""
     if len(text) > MAX_RESULT_CHARS:
         raise ValueError(f"{len(text)} characters, over the {MAX_RESULT_CHARS} this layer parses")
@@ -124,31 +125,40 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return value
 
 
-def reader_items(result: object) -> list[ReaderItem]:
+def reader_items(result: object) -> ReaderItems:
     """The records and compact results in one Reader tool result, in the order given.
 
     Raises ValueError for a result it cannot read (malformed JSON, too large); a Reader
     error (`{"error": ...}`, an MCP result's `isError` or `is_error`, an MCP error's text)
     and anything unrecognised give an empty list.
     """
-    items = _Items()
+    items = ReaderItems()
     _collect(result, items, 0)
-    return list(items)
+    return items
 
 
-class _Items(list[ReaderItem]):
-    """The items found so far, and the text being read (`WireText`; None: no text, or
-    one the strict parse read), whose records are kept as they were parsed."""
+class ReaderItems(list[ReaderItem]):
+    """The items of one Reader result, and the texts its records were read from.
 
-    __slots__ = ("wire",)
+    `texts` maps `id(record)` to the `WireText` a record was parsed from: such a record is
+    plain JSON no one else holds, as it is kept. A record not in it (a Python value) is
+    to be copied before it is kept. `wire` is the text being read, while it is read.
+    """
+
+    __slots__ = ("texts", "wire")
 
     def __init__(self) -> None:
         super().__init__()
+        self.texts: dict[int, WireText] = {}
         self.wire: WireText | None = None
 
-    def add_record(self, value: Mapping[str, Any], wire: WireText | None) -> None:
+    def add_record(self, value: dict[str, Any], wire: WireText | None) -> None:
         """A candidate record, as read from `wire` if it was (None: a value to copy)."""
-        self.append(wire_object(value, wire) if wire is not None else dict(value))
+        if wire is None:
+            self.append(dict(value))
+        else:
+            self.texts[id(value)] = wire
+            self.append(value)
 
 
 def numbered_items(result: object) -> list[ReaderItem] | None:
@@ -164,7 +174,7 @@ def numbered_items(result: object) -> list[ReaderItem] | None:
     return reader_items([entry["result"] for entry in entries])
 
 
-def _collect(value: object, items: _Items, depth: int) -> None:
+def _collect(value: object, items: ReaderItems, depth: int) -> None:
     if depth > _MAX_DEPTH:
         raise ValueError("wrapped too deeply to be a Reader result")
     if isinstance(value, str | bytes | bytearray):
@@ -187,7 +197,7 @@ def _collect(value: object, items: _Items, depth: int) -> None:
         _collect_object(value, items, depth)
 
 
-def _collect_mapping(value: Mapping[Any, Any], items: _Items, depth: int) -> None:
+def _collect_mapping(value: Mapping[Any, Any], items: ReaderItems, depth: int) -> None:
     if looks_like_record(value):
         items.add_record(value, items.wire)
     elif value.get("isError") is True:
@@ -211,7 +221,7 @@ def _collect_mapping(value: Mapping[Any, Any], items: _Items, depth: int) -> Non
         _collect_citation(value["metadata"]["moca_citation"], items, depth)
 
 
-def _collect_entry(entry: object, items: _Items, depth: int) -> None:
+def _collect_entry(entry: object, items: ReaderItems, depth: int) -> None:
     if looks_like_record(entry):  # most entries: a search result's records
         items.add_record(entry, items.wire)
     elif isinstance(entry, Mapping):
@@ -227,7 +237,7 @@ def _collect_entry(entry: object, items: _Items, depth: int) -> None:
         _collect_object(entry, items, depth + 1)
 
 
-def _collect_object(value: object, items: _Items, depth: int) -> None:
+def _collect_object(value: object, items: ReaderItems, depth: int) -> None:
     """Objects: a record in `metadata["moca_citation"]`, or MCP-style `content` parts."""
     if depth > _MAX_DEPTH:  # objects whose parts hold objects, or themselves
         raise ValueError("wrapped too deeply to be a Reader result")
@@ -275,7 +285,7 @@ def _text_of(part: object) -> object:
     return getattr(part, "text", None) if getattr(part, "type", None) == "text" else None
 
 
-def _collect_citation(value: object, items: _Items, depth: int) -> None:
+def _collect_citation(value: object, items: ReaderItems, depth: int) -> None:
     wire = items.wire
     if isinstance(value, str):
         value, wire = _parsed(value)

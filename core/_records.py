@@ -7,7 +7,6 @@ plain JSON no one else holds (`as_record`), never a re-serialised model.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from typing import Annotated, Any, Literal, NotRequired, TypeGuard
 
 from pydantic import ConfigDict, Field, GetPydanticSchema, TypeAdapter
@@ -17,13 +16,11 @@ from typing_extensions import TypedDict
 
 __all__ = [
     "InvalidRecord",
-    "WireObject",
     "WireText",
     "as_record",
-    "checked_record",
+    "check",
     "looks_like_record",
     "private_record",
-    "wire_object",
 ]
 
 # Patterns follow ECMA-262, as JSON Schema requires: `$` ends the text, and `\s` is
@@ -185,7 +182,7 @@ def looks_like_record(value: object) -> TypeGuard[dict[str, Any]]:
 
 class WireText:
     """A JSON text records were read from: `size` is its bytes as compact UTF-8 JSON
-    (None: not measured yet). The records read from it are parts of it, so their sizes,
+    (None: not measured). The records read from it are parts of it, so their sizes,
     together, are at most that. Hashed by identity: two texts are two, whatever their
     sizes."""
 
@@ -193,24 +190,6 @@ class WireText:
 
     def __init__(self, size: int | None) -> None:
         self.size = size
-
-
-class WireObject(dict[str, Any]):
-    """A JSON object that is plain JSON already (no NaN, no Python object, every string
-    UTF-8, no deeper than pydantic's parser reads) and that no one else holds: read by
-    this layer from a Reader's text (`parse_json`), or a value copied through its JSON.
-    `text` is the text it was read from: `wire_object` makes one."""
-
-    __slots__ = ("text",)
-    text: WireText
-
-
-def wire_object(value: Mapping[str, Any], text: WireText) -> WireObject:
-    """`value`, read from `text`, as a `WireObject` (without a Python `__init__`, which
-    would cost more than the copy)."""
-    record = WireObject(value)
-    record.text = text
-    return record
 
 
 #: One encoder for every record: its settings are all it holds. Compact, as `to_json`
@@ -226,40 +205,34 @@ def as_record(value: object) -> dict[str, Any]:
     The copy is what the Reader produced, key for key and in order. Making it also proves
     the value is plain JSON: no NaN, no lone surrogate, nothing a wire encoder chokes on.
     """
-    return dict(checked_record(value))
+    record, _ = private_record(value)
+    check(record)
+    return record
 
 
-def private_record(value: object) -> WireObject:
-    """`value` as plain JSON that no one else holds, unchecked otherwise: itself if it is
-    a `WireObject`, else a copy made through its JSON text (raises `InvalidRecord` if it
-    has none). A run keeps such values and checks only those an answer cites.
+def private_record(value: object) -> tuple[dict[str, Any], WireText]:
+    """`value` as plain JSON that no one else holds (a copy made through its JSON text),
+    unchecked otherwise, and the text it was read from; raises `InvalidRecord` if it has
+    none. A run keeps such copies and checks only those an answer cites.
 
     The copy is read back by pydantic's parser: a value deeper than it reads (about 200
     levels, well within the 255 the event's encoder writes) is refused.
     """
-    if type(value) is WireObject:
-        return value
     copied = _as_written(value)
     if copied is not None:
-        return wire_object(*copied)
-    return wire_object(_copied(value), WireText(None))  # its own text: measured if checked
+        return copied
+    return _copied(value), WireText(None)
 
 
-def checked_record(value: object) -> WireObject:
-    """`value` as a private record (`private_record`) if it is a valid citation record;
-    else raise `InvalidRecord`, saying which rule it breaks. A copy is measured now, as
-    the event's encoder writes it: Python's own JSON spells some numbers shorter (1e-05
-    against 0.00001)."""
-    record = private_record(value)
+def check(record: dict[str, Any]) -> None:
+    """Raise `InvalidRecord`, saying which rule it breaks, unless `record` (plain JSON, as
+    `private_record` makes or a Reader's text reads) is a valid citation record."""
     try:
         _validate(record)
     except _ValidationError as exc:
         first = exc.errors(include_url=False)[0]
         where = ".".join(str(part) for part in first["loc"]) or "record"
         raise InvalidRecord(f"{where}: {first['msg']}") from None
-    if record.text.size is None:
-        record.text.size = len(to_json(record))
-    return record
 
 
 def _as_written(value: object) -> tuple[dict[str, Any], WireText] | None:

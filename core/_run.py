@@ -18,10 +18,10 @@ from ag_ui.core import CustomEvent
 
 from ._active import ACTIVE_RUN
 from ._citations import Citation, citations_event
-from ._extract import CompactResult, ReaderItem
+from ._extract import CompactResult, ReaderItem, ReaderItems
 from ._ledger import Entry, Item, Ledger, Seen
 from ._options import CitationOptions, Lookup
-from ._records import InvalidRecord, WireObject, WireText, checked_record, private_record
+from ._records import InvalidRecord, WireText, check, private_record
 from ._references import Mention
 from .plugins import get_plugin_manager
 
@@ -79,6 +79,9 @@ class CitationRun:
         self._muted: set[str] = set()  # messages not to cite: other roles, cited upstream
         self._sent: set[str] = set()  # messages whose event was made
         self._checked: dict[int, dict[str, Any] | None] = {}  # id(candidate) -> its record
+        #: id(record) -> the text it was read from, for every record kept (the ledger and
+        #: `_looked_up` hold them all, so their ids stay theirs): what bounds its size.
+        self._read_from: dict[int, WireText] = {}
 
     # -- what the run read -------------------------------------------------------------
 
@@ -178,29 +181,37 @@ class CitationRun:
         number all the same, so [n] names no other.
         """
         pairs: list[tuple[Item | None, object]] = []
+        texts = items.texts if isinstance(items, ReaderItems) else {}
         for item in items:
             if isinstance(item, CompactResult):
                 shown = item.result if item.result is not None else {"ref": item.ref}
                 self._compact_tools.setdefault(item.ref, tool_name)
                 pairs.append(((Entry(item.ref), None, True), shown))
                 continue
-            reason = ""
             try:
-                record: dict[str, Any] | None = private_record(item)
+                record: dict[str, Any] | None = self._kept(item, texts.get(id(item)))
             except InvalidRecord as invalid:
-                record, reason = None, str(invalid)
+                record = None
+                logger.warning(
+                    "moca_agui: skipped an invalid record from %s: %s", tool_name, invalid
+                )
             read = item if record is None else record  # the entry is what is sent, if any
             ref = _ref_of(read)
-            if ref is None:  # no node to number: say why it is not a record
-                self._accept(tool_name, read)
+            if ref is None:  # no node to number
+                if record is not None:
+                    self._accept(tool_name, record)  # says why it is not a record
                 pairs.append((None, item))
                 continue
-            if record is None:
-                logger.warning(
-                    "moca_agui: skipped an invalid record from %s: %s", tool_name, reason
-                )
             pairs.append(((Entry(ref, _span_of(read)), record, False), item))
         return pairs
+
+    def _kept(self, item: dict[str, Any], text: WireText | None) -> dict[str, Any]:
+        """`item` as the run keeps it: itself if it was read from `text` (plain JSON no
+        one else holds), else a private copy (`InvalidRecord` if it has none)."""
+        if text is None:
+            item, text = private_record(item)
+        self._read_from[id(item)] = text
+        return item
 
     def _record(self, seen: Seen) -> Found | None:
         """An entry's first record, in the model's order, that is valid and of a loaded
@@ -215,10 +226,11 @@ class CitationRun:
                 return record, captured_at, seen.entry.span
         return None
 
-    def _accept(self, source: str, item: object) -> dict[str, Any] | None:
-        """The record as a private copy if it is valid and of a loaded package, else None."""
+    def _accept(self, source: str, record: dict[str, Any]) -> dict[str, Any] | None:
+        """`record` (kept by the run: `_kept`) if it is valid and of a loaded package, else
+        None (logged)."""
         try:
-            record = checked_record(item)
+            check(record)
         except InvalidRecord as exc:
             logger.warning("moca_agui: skipped an invalid record from %s: %s", source, exc)
             return None
@@ -297,11 +309,22 @@ class CitationRun:
                 citations,
                 include_text=self.options.include_text,
                 max_event_bytes=self.options.max_event_bytes,
-                records_bytes=_records_bytes(citations),
+                records_bytes=self._records_bytes(citations),
             )
         except Exception:
             logger.exception("moca_agui: no citations sent for message %s", message_id)
             return None
+
+    def _records_bytes(self, citations: list[Citation]) -> int | None:
+        """At most how many bytes the citations' records take as compact JSON: the sizes of
+        the texts they were read from, each once (None: one was not measured)."""
+        texts: dict[WireText, int] = {}
+        for citation in citations:
+            text = self._read_from.get(id(citation.record))
+            if text is None or text.size is None:
+                return None
+            texts[text] = text.size
+        return sum(texts.values())
 
     async def _resolve(self, message_id: str, text: str) -> list[Citation]:
         seen = self._ledger.entries()
@@ -452,25 +475,17 @@ class CitationRun:
         if answer is None:
             logger.info("moca_agui: left out %s: lookup found no record", ref)
             return
-        record = self._accept("lookup", answer)
-        if record is None:
+        try:
+            record = self._kept(answer, None)
+        except InvalidRecord as exc:
+            logger.warning("moca_agui: skipped an invalid record from lookup: %s", exc)
+            return
+        if self._accept("lookup", record) is None:
             return
         if record["node"]["ref"] != ref:
             logger.warning("moca_agui: left out %s: lookup returned another node", ref)
             return
         self._looked_up[ref] = (record, datetime.now(UTC), _span_of(record))
-
-
-def _records_bytes(citations: list[Citation]) -> int | None:
-    """At most how many bytes the citations' records take as compact JSON: the sizes of
-    the texts they were read from, each once (None: a record is not a `WireObject`)."""
-    texts: dict[WireText, int] = {}
-    for citation in citations:
-        record = citation.record
-        if type(record) is not WireObject or record.text.size is None:
-            return None
-        texts[record.text] = record.text.size
-    return sum(texts.values())
 
 
 class _Nodes:
