@@ -77,13 +77,24 @@ def _size(value: object) -> int:
     return len(to_json(value))
 
 
+#: At most what an event's JSON takes besides its strings' characters and its records:
+#: `{"version":1,"messageId":"","computedAt":"<29>","citations":[]}` is 88 bytes.
+_ENVELOPE_BYTES = 96
+#: At most what an entry takes besides its marker's characters and record:
+#: `{"marker":"","record":},` is 24 bytes.
+_ENTRY_BYTES = 24
+
+
 def _within(
     value: dict[str, Any], entries: list[dict[str, Any]], records_bytes: int, budget: int
 ) -> bool:
-    """Whether the event's JSON is within `budget`, from at most what its records take
-    (`records_bytes`, with their text) and the size of the rest of the event."""
-    rest = {**value, "citations": [{**entry, "record": 0} for entry in entries]}
-    return _size(rest) - len(entries) + records_bytes <= budget
+    """Whether the event's JSON is surely within `budget`, from at most what its records
+    take (`records_bytes`, with their text) and at most what the rest takes: a string's
+    character is at most 6 bytes (`\\u0000`), so the rest is counted, not written."""
+    rest = _ENVELOPE_BYTES + 6 * len(value["messageId"])
+    for entry in entries:
+        rest += _ENTRY_BYTES + 6 * len(entry.get("marker", ""))
+    return rest + records_bytes <= budget
 
 
 def _fit(value: dict[str, Any], entries: list[dict[str, Any]], budget: int) -> None:

@@ -9,8 +9,10 @@ from typing import Any
 from ag_ui.core import TextMessageChunkEvent
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pydantic_core import to_json
 
 import moca_agui
+from moca_agui._citations import citations_event
 from streams import message, run, source, tool_call
 from support import citation_events, collect, record, ref, types, wire, without_citations
 
@@ -118,3 +120,28 @@ def test_generated_runs(steps: list[Any], include_text: bool) -> None:
             wanted = [{**c, "record": {k: v for k, v in c["record"].items() if k != "text"}}
                       for c in wanted]  # fmt: skip
         assert got == wanted
+
+
+@given(
+    st.text(min_size=1, max_size=40),
+    st.lists(st.one_of(st.none(), st.text(min_size=1, max_size=12)), min_size=1, max_size=4),
+)
+@settings(max_examples=300, deadline=None)
+def test_an_event_over_its_budget_is_never_sent_whole(message_id: str, markers: list[Any]) -> None:
+    """The event is measured unless what bounds its size shows it within the budget: a
+    message id and markers of any characters (six bytes each, escaped) never slip past."""
+    records = [record(f"{i}.md", text="x" * 40) for i in range(len(markers))]
+    citations = [moca_agui.Citation(r, marker) for r, marker in zip(records, markers, strict=True)]
+    records_bytes = sum(len(to_json(r)) for r in records)
+    whole = citations_event(
+        message_id, citations, include_text=True, max_event_bytes=10**9, records_bytes=records_bytes
+    )
+    size = len(to_json(whole.value))
+    cut = citations_event(
+        message_id,
+        citations,
+        include_text=True,
+        max_event_bytes=size - 1,
+        records_bytes=records_bytes,
+    )
+    assert len(to_json(cut.value)) <= size - 1  # measured, and a text dropped
