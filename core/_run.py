@@ -34,11 +34,14 @@ Found = tuple[dict[str, Any], datetime, tuple[int, int] | None]
 _START = operator.attrgetter("start")
 
 
-def _ref_of(item: object) -> str | None:
-    """`node.ref` of a record-shaped value, if it is a string."""
+def _entry_of(item: object) -> Entry | None:
+    """The entry a record-shaped value names: its `node.ref` (if a non-empty string) and
+    its span; None if it names no node."""
     node = item.get("node") if isinstance(item, dict) else None
     ref = node.get("ref") if isinstance(node, dict) else None
-    return ref if isinstance(ref, str) and ref else None
+    if isinstance(ref, str) and ref:
+        return Entry(ref, _span_of(item))
+    return None
 
 
 def _span_of(item: object) -> tuple[int, int] | None:
@@ -196,13 +199,13 @@ class CitationRun:
                     "moca_agui: skipped an invalid record from %s: %s", tool_name, invalid
                 )
             read = item if record is None else record  # the entry is what is sent, if any
-            ref = _ref_of(read)
-            if ref is None:  # no node to number
+            entry = _entry_of(read)
+            if entry is None:  # no node to number
                 if record is not None:
                     self._accept(tool_name, record)  # says why it is not a record
                 pairs.append((None, item))
                 continue
-            pairs.append(((Entry(ref, _span_of(read)), record, False), item))
+            pairs.append(((entry, record, False), item))
         return pairs
 
     def _kept(self, item: dict[str, Any], text: WireText | None) -> dict[str, Any]:
