@@ -91,9 +91,15 @@ def _within(
     """Whether the event's JSON is surely within `budget`, from at most what its records
     take (`records_bytes`, with their text) and at most what the rest takes: a string's
     character is at most 6 bytes (`\\u0000`), so the rest is counted, not written."""
-    rest = _ENVELOPE_BYTES + 6 * len(value["messageId"])
+    message_id = value["messageId"]
+    if type(message_id) is not str:
+        return False  # measured: `_fit` writes whatever it is
+    rest = _ENVELOPE_BYTES + 6 * len(message_id)
     for entry in entries:
-        rest += _ENTRY_BYTES + 6 * len(entry.get("marker", ""))
+        marker = entry.get("marker", "")
+        if type(marker) is not str:
+            return False
+        rest += _ENTRY_BYTES + 6 * len(marker)
     return rest + records_bytes <= budget
 
 

@@ -140,16 +140,16 @@ def reader_items(result: object) -> ReaderItems:
 class ReaderItems(list[ReaderItem]):
     """The items of one Reader result, and the texts its records were read from.
 
-    `texts` maps `id(record)` to the `WireText` a record was parsed from: such a record is
-    plain JSON no one else holds, as it is kept. A record not in it (a Python value) is
-    to be copied before it is kept. `wire` is the text being read, while it is read.
+    A record read from a text (`text_of`) is plain JSON no one else holds, as it is kept;
+    any other (a Python value, or a dict a plugin put in its place) is to be copied
+    before it is kept. `wire` is the text being read, while it is read.
     """
 
-    __slots__ = ("texts", "wire")
+    __slots__ = ("_texts", "wire")
 
     def __init__(self) -> None:
         super().__init__()
-        self.texts: dict[int, WireText] = {}
+        self._texts: dict[int, tuple[dict[str, Any], WireText]] = {}  # id(record) -> it, text
         self.wire: WireText | None = None
 
     def add_record(self, value: dict[str, Any], wire: WireText | None) -> None:
@@ -157,8 +157,13 @@ class ReaderItems(list[ReaderItem]):
         if wire is None:
             self.append(dict(value))
         else:
-            self.texts[id(value)] = wire
+            self._texts[id(value)] = (value, wire)
             self.append(value)
+
+    def text_of(self, record: object) -> WireText | None:
+        """The text `record` itself was read from, None if it was not read from one."""
+        found = self._texts.get(id(record))
+        return found[1] if found is not None and found[0] is record else None
 
 
 def numbered_items(result: object) -> list[ReaderItem] | None:

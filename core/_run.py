@@ -34,6 +34,10 @@ Found = tuple[dict[str, Any], datetime, tuple[int, int] | None]
 _START = operator.attrgetter("start")
 
 
+def _not_read(item: object) -> None:
+    """No item of a plain list was read from a text here: each is copied."""
+
+
 def _entry_of(item: object) -> Entry | None:
     """The entry a record-shaped value names: its `node.ref` (if a non-empty string) and
     its span; None if it names no node."""
@@ -82,9 +86,9 @@ class CitationRun:
         self._muted: set[str] = set()  # messages not to cite: other roles, cited upstream
         self._sent: set[str] = set()  # messages whose event was made
         self._checked: dict[int, dict[str, Any] | None] = {}  # id(candidate) -> its record
-        #: id(record) -> the text it was read from, for every record kept (the ledger and
-        #: `_looked_up` hold them all, so their ids stay theirs): what bounds its size.
-        self._read_from: dict[int, WireText] = {}
+        #: id(record) -> the record and the text it was read from, for every record kept:
+        #: what bounds its size.
+        self._read_from: dict[int, tuple[dict[str, Any], WireText]] = {}
 
     # -- what the run read -------------------------------------------------------------
 
@@ -184,7 +188,7 @@ class CitationRun:
         number all the same, so [n] names no other.
         """
         pairs: list[tuple[Item | None, object]] = []
-        texts = items.texts if isinstance(items, ReaderItems) else {}
+        text_of = items.text_of if isinstance(items, ReaderItems) else _not_read
         for item in items:
             if isinstance(item, CompactResult):
                 shown = item.result if item.result is not None else {"ref": item.ref}
@@ -192,7 +196,7 @@ class CitationRun:
                 pairs.append(((Entry(item.ref), None, True), shown))
                 continue
             try:
-                record: dict[str, Any] | None = self._kept(item, texts.get(id(item)))
+                record: dict[str, Any] | None = self._kept(item, text_of(item))
             except InvalidRecord as invalid:
                 record = None
                 logger.warning(
@@ -213,7 +217,7 @@ class CitationRun:
         one else holds), else a private copy (`InvalidRecord` if it has none)."""
         if text is None:
             item, text = private_record(item)
-        self._read_from[id(item)] = text
+        self._read_from[id(item)] = (item, text)
         return item
 
     def _record(self, seen: Seen) -> Found | None:
@@ -323,10 +327,10 @@ class CitationRun:
         the texts they were read from, each once (None: one was not measured)."""
         texts: dict[WireText, int] = {}
         for citation in citations:
-            text = self._read_from.get(id(citation.record))
-            if text is None or text.size is None:
+            found = self._read_from.get(id(citation.record))
+            if found is None or found[0] is not citation.record or found[1].size is None:
                 return None
-            texts[text] = text.size
+            texts[found[1]] = found[1].size
         return sum(texts.values())
 
     async def _resolve(self, message_id: str, text: str) -> list[Citation]:
@@ -349,11 +353,15 @@ class CitationRun:
             if mention.ref not in nodes.refs:
                 logger.debug("moca_agui: left out %.200r: not returned in this run", mention.ref)
                 continue
-            entry = table.get(mention.marker) if mention.marker is not None else None
+            marker = mention.marker
+            if marker is not None and not (type(marker) is str and marker):
+                logger.warning("moca_agui: dropped a marker that is not text: %.80r", marker)
+                marker = None
+            entry = table.get(marker) if marker is not None else None
             if entry is None or entry.ref != mention.ref:
                 entry = nodes.named(mention.ref).entry
-            if entry not in first or (first[entry] is None and mention.marker):
-                first[entry] = mention.marker
+            if entry not in first or (first[entry] is None and marker):
+                first[entry] = marker
         await self._look_up_compacts([by_entry[entry] for entry in first], nodes)
         citations: list[Citation] = []
         by_key: dict[tuple[str, tuple[int, int] | None], Citation] = {}

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import sys
 import textwrap
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
 from pluggy import PluginValidationError
+from pydantic_core import to_json
 
 import moca_agui
 from moca_agui import Citation, Mention
@@ -273,3 +275,52 @@ async def test_instrument_takes_methods_and_partials_too():
     for target in (Agent().run, functools.partial(agent_run)):
         stream = await collect(moca_agui.instrument(target)(events))
         assert citation_events(stream)[0]["citations"] == [{"record": A}]
+
+
+async def test_records_a_plugin_puts_in_place_of_the_readers_are_copied_and_measured(register):
+    """A wrapper that replaces the built-in's records in place: the dicts it puts there
+    (which may reuse a freed record's address) are its own, so the run copies them, and
+    the event is measured against the budget from what they hold, not the text's size."""
+    shared = ["the plugin's own list"]
+
+    class Enrich:
+        @moca_agui.hookimpl(wrapper=True)
+        def moca_reader_items(self, tool_name, result, options):
+            items = yield
+            for i, item in enumerate(items):
+                if isinstance(item, dict):
+                    items[i] = {**item, "profiles": shared, "text": item["text"] + "p" * 2000}
+            return items
+
+    register(Enrich())
+    found = [record(f"{i}.md", text="t" * 50) for i in range(3)]
+    result = json.dumps({"results": found})
+    citation_run = moca_agui.CitationRun(moca_agui.CitationOptions(max_event_bytes=len(result)))
+    citation_run.capture("moca_search", result)
+    kept = [seen.records[0][0] for seen in citation_run._ledger.entries()]
+    assert [r["profiles"] is shared for r in kept] == [False, False, False]
+    assert [r["profiles"] for r in kept] == [shared] * 3
+    citation_run.add_text("m1", f"See {ref(found[1])} and {ref(found[2])}.")
+    event = await citation_run.event_for("m1")
+    assert event is not None
+    assert ["text" in c["record"] for c in event.value["citations"]] == [False, False]
+    assert len(to_json(event.value)) <= len(result)  # measured, and cut to fit
+
+
+async def test_a_found_marker_that_is_not_text_is_dropped_and_its_source_still_cited(
+    register, caplog
+):
+    class Numbers:
+        @moca_agui.hookimpl
+        def moca_marker_table(self, refs):
+            return {7: refs[0]}
+
+        @moca_agui.hookimpl
+        def moca_find_references(self, text, refs, markers):
+            return [Mention(0, 3, next(iter(refs)), 7)] if text.startswith("see") else []
+
+    register(Numbers())
+    events = run(tool_call("c1", "moca_get_node", A), message("m1", "see it"))
+    [value] = citation_events(await collect(moca_agui.cite(source(events))))
+    assert value["citations"] == [{"record": A}]
+    assert "dropped a marker that is not text: 7" in caplog.text
