@@ -38,6 +38,14 @@ def _not_read(item: object) -> None:
     """No item of a plain list was read from a text here: each is copied."""
 
 
+def _as_marker(marker: object) -> str | None:
+    """A plugin's marker if it is text; else None, logged (a marker is a non-empty string)."""
+    if marker is None or (isinstance(marker, str) and marker):
+        return marker
+    logger.warning("moca_agui: dropped a marker that is not text: %.80r", marker)
+    return None
+
+
 def _entry_of(item: object) -> Entry | None:
     """The entry a record-shaped value names: its `node.ref` (if a non-empty string) and
     its span; None if it names no node."""
@@ -353,10 +361,7 @@ class CitationRun:
             if mention.ref not in nodes.refs:
                 logger.debug("moca_agui: left out %.200r: not returned in this run", mention.ref)
                 continue
-            marker = mention.marker
-            if marker is not None and not (type(marker) is str and marker):
-                logger.warning("moca_agui: dropped a marker that is not text: %.80r", marker)
-                marker = None
+            marker = _as_marker(mention.marker)
             entry = table.get(marker) if marker is not None else None
             if entry is None or entry.ref != mention.ref:
                 entry = nodes.named(mention.ref).entry
@@ -461,11 +466,8 @@ class CitationRun:
         for view in shown:
             if id(view) not in kept:
                 continue
-            citation, marker = originals[id(view)], kept[id(view)]
-            if marker is not None and not (isinstance(marker, str) and marker):
-                logger.warning("moca_agui: dropped a marker that is not text: %.80r", marker)
-                marker = None
-            citation.marker = marker
+            citation = originals[id(view)]
+            citation.marker = _as_marker(kept[id(view)])
             result.append(citation)
         return result
 
