@@ -140,16 +140,18 @@ def reader_items(result: object) -> ReaderItems:
 class ReaderItems(list[ReaderItem]):
     """The items of one Reader result, and the texts its records were read from.
 
-    A record read from a text (`text_of`) is plain JSON no one else holds, as it is kept;
-    any other (a Python value, or a dict a plugin put in its place) is to be copied
-    before it is kept. `wire` is the text being read, while it is read.
+    A record read from a text (in `read_from`, matched by identity) is plain JSON no one
+    else holds, as it is kept; any other (a Python value, or a dict a plugin put in its
+    place) is to be copied before it is kept. `wire` is the text being read, while it is
+    read.
     """
 
-    __slots__ = ("_texts", "wire")
+    __slots__ = ("read_from", "wire")
 
     def __init__(self) -> None:
         super().__init__()
-        self._texts: dict[int, tuple[dict[str, Any], WireText]] = {}  # id(record) -> it, text
+        #: id(record) -> the record and the text it was read from.
+        self.read_from: dict[int, tuple[dict[str, Any], WireText]] = {}
         self.wire: WireText | None = None
 
     def add_record(self, value: dict[str, Any], wire: WireText | None) -> None:
@@ -157,13 +159,8 @@ class ReaderItems(list[ReaderItem]):
         if wire is None:
             self.append(dict(value))
         else:
-            self._texts[id(value)] = (value, wire)
+            self.read_from[id(value)] = (value, wire)
             self.append(value)
-
-    def text_of(self, record: object) -> WireText | None:
-        """The text `record` itself was read from, None if it was not read from one."""
-        found = self._texts.get(id(record))
-        return found[1] if found is not None and found[0] is record else None
 
 
 def numbered_items(result: object) -> list[ReaderItem] | None:

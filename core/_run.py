@@ -34,10 +34,6 @@ Found = tuple[dict[str, Any], datetime, tuple[int, int] | None]
 _START = operator.attrgetter("start")
 
 
-def _not_read(item: object) -> None:
-    """No item of a plain list was read from a text here: each is copied."""
-
-
 def _as_marker(marker: object) -> str | None:
     """A plugin's marker if it is text; else None, logged (a marker is a non-empty string)."""
     if marker is None or (isinstance(marker, str) and marker):
@@ -48,23 +44,19 @@ def _as_marker(marker: object) -> str | None:
 
 def _entry_of(item: object) -> Entry | None:
     """The entry a record-shaped value names: its `node.ref` (if a non-empty string) and
-    its span; None if it names no node."""
-    node = item.get("node") if isinstance(item, dict) else None
-    ref = node.get("ref") if isinstance(node, dict) else None
-    if isinstance(ref, str) and ref:
-        return Entry(ref, _span_of(item))
-    return None
-
-
-def _span_of(item: object) -> tuple[int, int] | None:
-    """`(span.start, span.end)` of a record-shaped value, if it has a span of two ints."""
-    span = item.get("span") if isinstance(item, dict) else None
-    if not isinstance(span, dict):
+    its span (if of two ints); None if it names no node."""
+    if not isinstance(item, dict):
         return None
-    start, end = span.get("start"), span.get("end")
-    if type(start) is int and type(end) is int:
-        return (start, end)
-    return None
+    node = item.get("node")
+    ref = node.get("ref") if isinstance(node, dict) else None
+    if not isinstance(ref, str) or not ref:
+        return None
+    span = item.get("span")
+    if isinstance(span, dict):
+        start, end = span.get("start"), span.get("end")
+        if type(start) is int and type(end) is int:
+            return Entry(ref, (start, end))
+    return Entry(ref)
 
 
 class CitationRun:
@@ -196,22 +188,26 @@ class CitationRun:
         number all the same, so [n] names no other.
         """
         pairs: list[tuple[Item | None, object]] = []
-        text_of = items.text_of if isinstance(items, ReaderItems) else _not_read
+        read_from = items.read_from if isinstance(items, ReaderItems) else {}
         for item in items:
             if isinstance(item, CompactResult):
                 shown = item.result if item.result is not None else {"ref": item.ref}
                 self._compact_tools.setdefault(item.ref, tool_name)
                 pairs.append(((Entry(item.ref), None, True), shown))
                 continue
+            read = read_from.get(id(item))
             try:
-                record: dict[str, Any] | None = self._kept(item, text_of(item))
+                if read is not None and read[0] is item:  # plain JSON no one else holds
+                    record: dict[str, Any] | None = item
+                    self._read_from[id(item)] = read
+                else:
+                    record = self._copied(item)
             except InvalidRecord as invalid:
                 record = None
                 logger.warning(
                     "moca_agui: skipped an invalid record from %s: %s", tool_name, invalid
                 )
-            read = item if record is None else record  # the entry is what is sent, if any
-            entry = _entry_of(read)
+            entry = _entry_of(item if record is None else record)  # what is sent, if any
             if entry is None:  # no node to number
                 if record is not None:
                     self._accept(tool_name, record)  # says why it is not a record
@@ -220,13 +216,11 @@ class CitationRun:
             pairs.append(((entry, record, False), item))
         return pairs
 
-    def _kept(self, item: dict[str, Any], text: WireText | None) -> dict[str, Any]:
-        """`item` as the run keeps it: itself if it was read from `text` (plain JSON no
-        one else holds), else a private copy (`InvalidRecord` if it has none)."""
-        if text is None:
-            item, text = private_record(item)
-        self._read_from[id(item)] = (item, text)
-        return item
+    def _copied(self, item: dict[str, Any]) -> dict[str, Any]:
+        """A private copy of `item`, kept by the run (`InvalidRecord` if it has none)."""
+        record, text = private_record(item)
+        self._read_from[id(record)] = (record, text)
+        return record
 
     def _record(self, seen: Seen) -> Found | None:
         """An entry's first record, in the model's order, that is valid and of a loaded
@@ -242,7 +236,7 @@ class CitationRun:
         return None
 
     def _accept(self, source: str, record: dict[str, Any]) -> dict[str, Any] | None:
-        """`record` (kept by the run: `_kept`) if it is valid and of a loaded package, else
+        """`record` (kept by the run) if it is valid and of a loaded package, else
         None (logged)."""
         try:
             check(record)
@@ -489,16 +483,17 @@ class CitationRun:
             logger.info("moca_agui: left out %s: lookup found no record", ref)
             return
         try:
-            record = self._kept(answer, None)
+            record = self._copied(answer)
         except InvalidRecord as exc:
             logger.warning("moca_agui: skipped an invalid record from lookup: %s", exc)
             return
         if self._accept("lookup", record) is None:
             return
-        if record["node"]["ref"] != ref:
+        entry = _entry_of(record)
+        if entry is None or entry.ref != ref:
             logger.warning("moca_agui: left out %s: lookup returned another node", ref)
             return
-        self._looked_up[ref] = (record, datetime.now(UTC), _span_of(record))
+        self._looked_up[ref] = (record, datetime.now(UTC), entry.span)
 
 
 class _Nodes:
