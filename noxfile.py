@@ -194,12 +194,16 @@ def tests_agent_framework(session: nox.Session, pins: tuple[str, ...]) -> None:
 
 @nox.session(python=PYTHON, name="bench-agent-framework")
 def bench_agent_framework(session: nox.Session) -> None:
-    """Benchmark 7 for the Agent Framework demo, in the environment its extra needs
-    (ag-ui-protocol 0.1.x: `bench`'s [all] cannot hold it)."""
+    """Benchmarks 7 and 9 for the Agent Framework demo, in the environment its extra needs
+    (ag-ui-protocol 0.1.x: `bench`'s [all] cannot hold it). `-- --quick` for short runs."""
     session.install("-e", ".[agent-framework,demo]", "tenacity>=9.1.4,<9.2")
     session.run(
         "python", "tests/benchmarks/bench_frameworks.py", "--framework", "agent-framework",
         *session.posargs,
+    )  # fmt: skip
+    session.run(
+        "python", "tests/benchmarks/bench_instructions.py",
+        "--workload", "request:agent-framework", *session.posargs,
     )  # fmt: skip
 
 
@@ -309,7 +313,7 @@ def bench(session: nox.Session) -> None:
     """The benchmarks of BENCHMARKS.md, ratios measured side by side (not tests).
 
     `nox -s bench -- --quick` for a short run; the plot goes beside BENCHMARKS.md.
-    Benchmark 7 for Agent Framework: `nox -s bench-agent-framework`.
+    Benchmarks 7 and 9 for Agent Framework: `nox -s bench-agent-framework`.
     """
     session.install("-e", ".[all]", "matplotlib", "memray")
     for name in (

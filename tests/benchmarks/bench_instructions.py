@@ -11,11 +11,13 @@ added, is the cost of one unit with every fixed cost (start-up, imports) taken o
   its floor (parse once with `from_json` and encode the event), as a text and as the
   Python value Pydantic AI and ADK hand over;
 - per realistic run: benchmark 1's 500-event runs, bare, hopped and cited;
-- per request: each demo service in `[all]` in process (ASGI transport), without and
-  with its one line: the bare SDK's, then each framework's (Agent Framework's needs an
-  environment of its own; benchmark 7 times it there).
+- per request: each demo service installed here, in process (ASGI transport), without
+  its one line, with it, and without it plus its floor (each Reader result the stream
+  shows parsed once, and the citation event encoded): the bare SDK's, then each
+  framework's. Agent Framework's needs an environment of its own:
+  `nox -s bench-agent-framework` counts it there (`--workload request:agent-framework`).
 
-    python tests/benchmarks/bench_instructions.py [--quick] [--against REV]
+    python tests/benchmarks/bench_instructions.py [--quick] [--against REV] [--workload W]
 
 `--against REV` counts the core of git revision REV too, side by side. Needs valgrind
 (`apt install valgrind`). Instructions are not time: a Python instruction and a Rust
@@ -48,6 +50,7 @@ from pathlib import Path
 from ag_ui.core import BaseEvent, TextMessageContentEvent
 from workload import ROOT, machine, table
 
+from moca_agui import EVENT_NAME as EVENT
 from moca_agui.demo.server import FRAMEWORKS, FrameworkUnavailable, load_framework
 
 HERE = Path(__file__).resolve().parent
@@ -58,11 +61,16 @@ WORKLOADS: dict[str, tuple[str, tuple[int, int], tuple[str, ...], str]] = {
     "delta": ("text delta", (20_000, 60_000), ("hop", "keep", "cite"), "keep"),
     "result": ("Reader result", (100, 200), ("floor", "cite", "cite-python"), "floor"),
     "run": ("realistic run", (10, 20), ("bare", "hop", "cite"), "hop"),
-    "request:ag-ui": ("bare-SDK demo request", (10, 30), ("bare", "cite"), "bare"),
+    "request:ag-ui": ("bare-SDK demo request", (10, 30), ("bare", "floor", "cite"), "floor"),
     **{
-        f"request:{framework}": (f"{framework} demo request", (3, 8), ("bare", "cite"), "bare")
+        f"request:{framework}": (
+            f"{framework} demo request",
+            (3, 8),
+            ("bare", "floor", "cite"),
+            "floor",
+        )
         for framework in FRAMEWORKS
-        if framework not in ("ag-ui", "agent-framework")
+        if framework != "ag-ui"
     },
 }
 
@@ -134,16 +142,65 @@ async def _result(variant: str, size: int) -> None:
 
 
 async def _request(framework: str, variant: str, size: int) -> None:
+    """`size` requests to a demo service: bare, bare plus the floor's work, or cited;
+    `shown` prints what `_floor_work` needs from one cited request."""
     os.environ["MOCA_BENCH_FRAMEWORK"] = framework
-    os.environ["MOCA_BENCH_CITED"] = "1" if variant == "cite" else "0"
+    os.environ["MOCA_BENCH_CITED"] = "0" if variant in ("bare", "floor") else "1"
     import httpx
     from framework_apps import app
     from workload import one_request
 
+    work = _floor_work() if variant == "floor" else None
     transport = httpx.ASGITransport(app=app())
     async with httpx.AsyncClient(transport=transport, base_url="http://bench") as client:
         for _ in range(size):
-            await one_request(client, "http://bench/")
+            body = (await one_request(client, "http://bench/"))[1]
+            if work is not None:
+                work()
+    if variant == "shown":
+        print(json.dumps(_shown(body)))
+
+
+def _shown(body: bytes) -> tuple[list[str], list[object]]:
+    """The Reader results a cited demo stream shows (TOOL_CALL_RESULT contents of `moca_*`
+    calls) and the values of its `moca.citations` events."""
+    events = [json.loads(line[5:]) for line in body.splitlines() if line.startswith(b"data:")]
+    reader_calls = {
+        e["toolCallId"]
+        for e in events
+        if e["type"] == "TOOL_CALL_START" and e["toolCallName"].startswith("moca_")
+    }
+    results = [
+        e["content"]
+        for e in events
+        if e["type"] == "TOOL_CALL_RESULT" and e["toolCallId"] in reader_calls
+    ]
+    citations = [e["value"] for e in events if e["type"] == "CUSTOM" and e["name"] == EVENT]
+    return results, citations
+
+
+def _floor_work() -> Callable[[], None]:
+    """The least a citing layer adds to one demo request: parse each Reader result once
+    (keys cached), as the bare-SDK demo's cited stream shows them, and encode its citation
+    event. The same for every framework: each demo makes the same Reader calls."""
+    from ag_ui.core import CustomEvent, EventType
+    from ag_ui.encoder import EventEncoder
+    from pydantic_core import from_json
+
+    command = [sys.executable, __file__, "--child", "request:ag-ui", "shown", "1"]
+    shown = subprocess.run(command, cwd=HERE, capture_output=True, text=True, check=True)
+    results, citations = json.loads(shown.stdout.splitlines()[-1])
+    if len(results) != 2 or len(citations) != 1:  # the demo's moca_structure, moca_get_node
+        raise RuntimeError(f"the demo showed {len(results)} results, {len(citations)} events")
+    encoder = EventEncoder()
+
+    def work() -> None:
+        for text in results:
+            from_json(text, cache_strings="keys")
+        for value in citations:
+            encoder.encode(CustomEvent(type=EventType.CUSTOM, name=EVENT, value=value))
+
+    return work
 
 
 CHILDREN: dict[str, Callable[[str, int], Awaitable[None]]] = {
@@ -222,6 +279,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--against", metavar="REV")
+    parser.add_argument(
+        "--workload", action="append", choices=list(WORKLOADS), help="only this one (repeatable)"
+    )
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -233,7 +293,7 @@ def main() -> None:
         print("## 9. Instructions per unit of work\n\nnot run: valgrind is not installed "
               "here (apt install valgrind)")  # fmt: skip
         return
-    here = [workload for workload in WORKLOADS if _installed(workload)]
+    here = [workload for workload in args.workload or WORKLOADS if _installed(workload)]
     with contextlib.ExitStack() as stack:
         cores: dict[str, Path | None] = {"": None}
         if args.against:
@@ -261,7 +321,8 @@ def main() -> None:
         )  # fmt: skip
     header = ["per", "variant", "instructions", "to the first", "over the first", "to the floor"]
     print(table(header, rows))
-    missing = [workload.removeprefix("request:") for workload in WORKLOADS if workload not in here]
+    chosen = args.workload or WORKLOADS
+    missing = [workload.removeprefix("request:") for workload in chosen if workload not in here]
     if missing:
         print("\nNot installed here: " + ", ".join(missing))
 
