@@ -195,7 +195,8 @@ def tests_agent_framework(session: nox.Session, pins: tuple[str, ...]) -> None:
 @nox.session(python=PYTHON, name="bench-agent-framework")
 def bench_agent_framework(session: nox.Session) -> None:
     """Benchmarks 7 and 9 for the Agent Framework demo, in the environment its extra needs
-    (ag-ui-protocol 0.1.x: `bench`'s [all] cannot hold it). `-- --quick` for short runs."""
+    (ag-ui-protocol 0.1.x: `bench`'s [all] cannot hold it). `-- --quick` for short runs,
+    the one option both take."""
     session.install("-e", ".[agent-framework,demo]", "tenacity>=9.1.4,<9.2")
     session.run(
         "python", "tests/benchmarks/bench_frameworks.py", "--framework", "agent-framework",

@@ -12,10 +12,11 @@ added, is the cost of one unit with every fixed cost (start-up, imports) taken o
   Python value Pydantic AI and ADK hand over;
 - per realistic run: benchmark 1's 500-event runs, bare, hopped and cited;
 - per request: each demo service installed here, in process (ASGI transport), without
-  its one line, with it, and without it plus its floor (each Reader result the stream
-  shows parsed once, and the citation event encoded): the bare SDK's, then each
-  framework's. Agent Framework's needs an environment of its own:
-  `nox -s bench-agent-framework` counts it there (`--workload request:agent-framework`).
+  its one line, with it, and without it plus its floor (the Reader results the bare-SDK
+  demo's cited stream shows parsed once, and its citation event encoded: every demo
+  makes the same Reader calls): the bare SDK's, then each framework's. Agent
+  Framework's needs an environment of its own: `nox -s bench-agent-framework` counts it
+  there (`--workload request:agent-framework`).
 
     python tests/benchmarks/bench_instructions.py [--quick] [--against REV] [--workload W]
 
@@ -151,6 +152,7 @@ async def _request(framework: str, variant: str, size: int) -> None:
     from workload import one_request
 
     work = _floor_work() if variant == "floor" else None
+    body = b""
     transport = httpx.ASGITransport(app=app())
     async with httpx.AsyncClient(transport=transport, base_url="http://bench") as client:
         for _ in range(size):
@@ -182,13 +184,16 @@ def _shown(body: bytes) -> tuple[list[str], list[object]]:
 def _floor_work() -> Callable[[], None]:
     """The least a citing layer adds to one demo request: parse each Reader result once
     (keys cached), as the bare-SDK demo's cited stream shows them, and encode its citation
-    event. The same for every framework: each demo makes the same Reader calls."""
+    event (not send it). The same work for every framework: each demo makes the same
+    Reader calls and cites the same records."""
     from ag_ui.core import CustomEvent, EventType
     from ag_ui.encoder import EventEncoder
     from pydantic_core import from_json
 
     command = [sys.executable, __file__, "--child", "request:ag-ui", "shown", "1"]
-    shown = subprocess.run(command, cwd=HERE, capture_output=True, text=True, check=True)
+    shown = subprocess.run(command, cwd=HERE, capture_output=True, text=True)
+    if shown.returncode != 0:
+        raise RuntimeError(f"the bare-SDK demo's cited request failed: {shown.stderr[-2000:]}")
     results, citations = json.loads(shown.stdout.splitlines()[-1])
     if len(results) != 2 or len(citations) != 1:  # the demo's moca_structure, moca_get_node
         raise RuntimeError(f"the demo showed {len(results)} results, {len(citations)} events")
@@ -293,7 +298,8 @@ def main() -> None:
         print("## 9. Instructions per unit of work\n\nnot run: valgrind is not installed "
               "here (apt install valgrind)")  # fmt: skip
         return
-    here = [workload for workload in args.workload or WORKLOADS if _installed(workload)]
+    chosen = list(dict.fromkeys(args.workload or WORKLOADS))
+    here = [workload for workload in chosen if _installed(workload)]
     with contextlib.ExitStack() as stack:
         cores: dict[str, Path | None] = {"": None}
         if args.against:
@@ -321,7 +327,6 @@ def main() -> None:
         )  # fmt: skip
     header = ["per", "variant", "instructions", "to the first", "over the first", "to the floor"]
     print(table(header, rows))
-    chosen = args.workload or WORKLOADS
     missing = [workload.removeprefix("request:") for workload in chosen if workload not in here]
     if missing:
         print("\nNot installed here: " + ", ".join(missing))
