@@ -25,12 +25,15 @@ CAPTURES = Path(__file__).resolve().parents[2] / "shared" / "reference-reader"
 
 
 def captures() -> list[dict[str, Any]]:
-    """Every captured tool call: `{"tool", "arguments", "result"}`."""
+    """Every captured tool call: `{"tool", "arguments", "result"}`; raises if there is
+    none, so that no test loops over an empty list."""
     found = []
     for path in sorted(CAPTURES.glob("*.json")):
         capture = json.loads(path.read_text(encoding="utf-8"))
         if "tool" in capture:
             found.append(capture)
+    if not found:
+        raise FileNotFoundError(f"no captured tool call in {CAPTURES}")
     return found
 
 
