@@ -2,19 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-
-#: The shared contract beside the checkout: the spec, the official schemas and the
-#: reference Reader's captured answers.
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+from contract import CAPTURES, SHARED
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """Refuse to run without `../shared`: tests would fail on files they cannot find, and
     a test that loops over the reference Reader's captures would pass over none."""
-    if not (SHARED / "reference-reader").is_dir():
+    if not CAPTURES.is_dir():
         raise pytest.UsageError(
             f"{SHARED} is not there: the tests read the shared contract beside the "
             "checkout (<dir>/moca-agui and <dir>/shared; see CONTRIBUTING.md)"

@@ -90,7 +90,7 @@ LOOKUP = moca_agui.reader_lookup(by_get_node)
 
 def named(name: str) -> dict[str, Any]:
     """The capture in `../shared/reference-reader/<name>.json`."""
-    from reference_replay import CAPTURES
+    from contract import CAPTURES
 
     capture: dict[str, Any] = json.loads((CAPTURES / f"{name}.json").read_text(encoding="utf-8"))
     return capture

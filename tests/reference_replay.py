@@ -11,17 +11,15 @@ MCP error result.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
+from contract import CAPTURES
 from mcp.types import CallToolResult
 
 try:
     from mcp.server.mcpserver import MCPServer
 except ImportError:  # mcp 1.x
     from mcp.server.fastmcp import FastMCP as MCPServer  # type: ignore[no-redef,import-not-found,attr-defined,unused-ignore]
-
-CAPTURES = Path(__file__).resolve().parents[2] / "shared" / "reference-reader"
 
 
 def captures() -> list[dict[str, Any]]:

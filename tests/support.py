@@ -22,13 +22,13 @@ import jsonschema
 import regress
 from ag_ui.core import BaseEvent
 from ag_ui_validate.pytest_plugin import assert_valid_agui
+from contract import ROOT as ROOT
+from contract import SHARED
 from pydantic import BaseModel
 from referencing import Registry, Resource
 
 import moca_agui
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
 CITATION_RECORD_SCHEMA = SHARED / "moca-spec/schemas/v1/citation-record.schema.json"
 EXAMPLE_EVENT = SHARED / "docs/support-kb-citations-event.reconstructed.json"
 PACKAGE_ID = "https://example.com/moca/test-kb"
