@@ -44,7 +44,8 @@ def _as_marker(marker: object) -> str | None:
 
 def _entry_of(item: object) -> Entry | None:
     """The entry a record-shaped value names: its `node.ref` (if a non-empty string) and
-    its span (if of two ints); None if it names no node."""
+    its span (if of two integers: JSON's 7.0 is 7, as the record schema reads it); None
+    if it names no node."""
     if not isinstance(item, dict):
         return None
     node = item.get("node")
@@ -56,7 +57,19 @@ def _entry_of(item: object) -> Entry | None:
         start, end = span.get("start"), span.get("end")
         if type(start) is int and type(end) is int:
             return Entry(ref, (start, end))
+        start, end = _whole(start), _whole(end)
+        if start is not None and end is not None:
+            return Entry(ref, (start, end))
     return Entry(ref)
+
+
+def _whole(offset: object) -> int | None:
+    """A span offset as an int, if it is an integer (7 or 7.0); else None."""
+    if type(offset) is int:
+        return offset
+    if type(offset) is float and offset.is_integer():
+        return int(offset)
+    return None
 
 
 class CitationRun:

@@ -198,6 +198,24 @@ async def test_the_same_node_and_span_twice_is_one_entry():
     ]
 
 
+async def test_spans_of_whole_number_floats_are_entries_of_their_own():
+    """JSON's 40.0 is the integer 40 (the record schema takes it): each span is its own
+    entry, and 40.0 the same entry as 40. Read as no span, the two passages of a.md
+    were one entry, and the second passage's [2] cited b.md."""
+    a1 = {**A, "span": {"start": 0.0, "end": 40.0}, "score": 1.0}
+    a2 = {**A, "span": {"start": 40.0, "end": 90.0}, "score": 1.0}
+    events = run(
+        tool_call("c1", "moca_search", {"query": "q", "results": [a1, a2, B]}),
+        tool_call("c2", "moca_search", {"query": "r", "results": [A2]}),
+        message("m1", "The second passage [2], then [3]; not [4]."),
+    )
+    [value] = await cited_values(events)
+    assert value["citations"] == [
+        {"marker": "[2]", "record": a2},
+        {"marker": "[3]", "record": B},
+    ]
+
+
 async def test_a_plugins_table_of_entries_replaces_the_default(register):
     class Spans:
         @moca_agui.hookimpl
