@@ -56,15 +56,17 @@ const byClaim = (v) => isObject(v) && isString(v.by) && (v.at === undefined || i
  */
 function shape(value, where, required, optional, closed) {
   if (!isObject(value)) return `${where}: not an object`;
+  // Own members only: `in` also sees what every object inherits (`constructor`, ...).
+  const has = Object.hasOwn;
   for (const [key, check] of Object.entries(required)) {
-    if (!(key in value)) return `${where}.${key}: missing`;
+    if (!has(value, key)) return `${where}.${key}: missing`;
     if (!check(value[key])) return `${where}.${key}`;
   }
   for (const [key, check] of Object.entries(optional)) {
-    if (key in value && !check(value[key])) return `${where}.${key}`;
+    if (has(value, key) && !check(value[key])) return `${where}.${key}`;
   }
   if (closed) {
-    const extra = Object.keys(value).filter((key) => !(key in required) && !(key in optional));
+    const extra = Object.keys(value).filter((key) => !has(required, key) && !has(optional, key));
     if (extra.length) return `${where}.${extra[0]}: not allowed`;
   }
   return null;
