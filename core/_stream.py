@@ -104,7 +104,7 @@ _NO_MESSAGE = object()
 class _Tracker(StreamSink):
     """What `cite` makes of the stream the follower reads: a run's text, results, its end."""
 
-    __slots__ = ("_due", "_sent", "_started", "alive", "follower", "run")
+    __slots__ = ("_due", "_open", "_sent", "_started", "alive", "follower", "run")
 
     def __init__(self, run: CitationRun) -> None:
         self.follower = Follower(self)
@@ -116,6 +116,7 @@ class _Tracker(StreamSink):
         self._due = False  # the run's citation events are due before the current event
         self._sent = False
         self._started = False
+        self._open: set[str] = set()  # messages started and not yet ended
 
     def observe(self, event: object) -> bool:
         """Take in one event; True when the run's citation events are due before it."""
@@ -135,6 +136,10 @@ class _Tracker(StreamSink):
         if not self.alive or self._sent:
             return []
         self._sent = True
+        # A message's event goes after its TEXT_MESSAGE_END: one that never ended gets none.
+        for message_id in self._open:
+            logger.warning("moca_agui: message %.80s never ended; no citations for it", message_id)
+            self.run.mute(message_id)
         return list(await self.run.citation_events())
 
     # -- what the follower reports -----------------------------------------------------
@@ -150,6 +155,10 @@ class _Tracker(StreamSink):
     def message_opened(self, message_id: str, role: str) -> None:
         if role != "assistant":
             self.run.mute(message_id)
+        self._open.add(message_id)
+
+    def message_closed(self, message_id: str) -> None:
+        self._open.discard(message_id)
 
     def text(self, message_id: str, delta: str) -> None:
         if delta:

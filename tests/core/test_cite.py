@@ -63,6 +63,34 @@ async def test_event_after_the_message_end_and_before_run_finished():
     assert value["computedAt"].endswith("+00:00")
 
 
+@pytest.mark.parametrize("end", ["RUN_FINISHED", "the stream's end"])
+async def test_a_message_that_never_ended_gets_no_event(end, caplog):
+    """Its event would have to follow its TEXT_MESSAGE_END (spec section 3): a message
+    started and never ended gets none, logged; the messages that ended get theirs."""
+    events = run(
+        tool_call("c1", "moca_search", {"query": "q", "results": [A, B]}),
+        message("m1", "See [1].")[:-1],  # no TEXT_MESSAGE_END
+        message("m2", "And [2]."),
+    )
+    if end != "RUN_FINISHED":
+        events = events[:-1]
+    with caplog.at_level(logging.WARNING, logger="moca_agui"):
+        stream = await collect(moca_agui.cite(source(events)))
+    assert without_citations(stream) == [wire(e) for e in events]
+    assert types(stream) == [
+        "RUN_STARTED",
+        "TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_RESULT",
+        "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END",
+        "CUSTOM:moca.citations",
+        *(["RUN_FINISHED"] if end == "RUN_FINISHED" else []),
+    ]  # fmt: skip
+    [value] = citation_events(stream)
+    assert value["messageId"] == "m2"
+    assert value["citations"] == [{"marker": "[2]", "record": B}]
+    assert "message m1 never ended; no citations for it" in caplog.text
+
+
 async def test_records_are_byte_identical_to_the_readers_json():
     reader_json = json.dumps(
         {"query": "refunds", "results": [example_record()]}, ensure_ascii=False, indent=2
