@@ -9,6 +9,7 @@ for code point, a ref the Reader returned.
 
 from __future__ import annotations
 
+import bisect
 import logging
 import re
 import unicodedata
@@ -28,6 +29,7 @@ _DELIMITERS = r"\s<>()\[\]{}\"'`|" + (
 )
 _RUN = re.compile(rf"[^{_DELIMITERS}]*")  # the run of non-delimiters at a position
 _MARKER = re.compile(r"\[[^\[\]\s]{1,32}\]")
+_BACKTICKS = re.compile(r"`+")
 _EDGE_MARKUP = "*_~"
 
 
@@ -80,16 +82,50 @@ def _ref_tokens(text: str) -> Iterator[tuple[int, int]]:
 
 
 def find_markers(text: str, markers: Mapping[str, str]) -> Iterator[Mention]:
-    """Mentions of the markers in `markers` (marker text -> ref), e.g. `[1]`."""
+    """Mentions of the markers in `markers` (marker text -> ref), e.g. `[1]`; none in
+    code (`xs[2]` is an index, not a pointer to a source)."""
     if not markers:
         return
+    code = _code_spans(text) if "`" in text else []
     for match in _MARKER.finditer(text):
+        if code and _in_code(match.start(), code):
+            continue
         marker = match.group()
         ref = markers.get(marker)
         if ref is not None:
             yield Mention(*match.span(), ref, marker)
         elif marker[1:-1].isdigit():
             logger.debug("moca_agui: left out marker %s: it names no node of this run", marker)
+
+
+def _code_spans(text: str) -> list[tuple[int, int]]:
+    """Markdown's code in `text`, in order: from a run of backticks to the next run of as
+    many (a fenced block too); a run that none closes is text. Linear in the text."""
+    runs = [match.span() for match in _BACKTICKS.finditer(text)]
+    closing: list[int | None] = [None] * len(runs)  # the next run of the same length
+    last: dict[int, int] = {}
+    for at in range(len(runs) - 1, -1, -1):
+        start, end = runs[at]
+        closing[at], last[end - start] = last.get(end - start), at
+    spans, at = [], 0
+    while at < len(runs):
+        close = closing[at]
+        if close is None:
+            at += 1
+        else:
+            spans.append((runs[at][0], runs[close][1]))
+            at = close + 1
+    return spans
+
+
+def _in_code(position: int, code: list[tuple[int, int]]) -> bool:
+    """Whether `position` is in one of the `code` spans (in order, not overlapping)."""
+    at = bisect.bisect(code, position, key=_start) - 1
+    return at >= 0 and position < code[at][1]
+
+
+def _start(span: tuple[int, int]) -> int:
+    return span[0]
 
 
 def _trimmable(char: str) -> bool:

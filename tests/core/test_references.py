@@ -53,6 +53,28 @@ def test_markers_map_through_the_table_and_unknown_markers_are_left_out():
     assert found == [Mention(2, 5, "r1", "[1]"), Mention(9, 12, "r2", "[2]")]
 
 
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("In Python, `xs[2]` is the third item [1].", ["[1]"]),
+        ("```py\nprint(xs[1])\n```\nSo says [2].", ["[2]"]),
+        ("``a`[1]`` is code, one backtick inside; [2] is not.", ["[2]"]),
+        ("An unclosed ` is text: [1], and so is [2].", ["[1]", "[2]"]),
+        ("[1]`[2]`[3]`", ["[1]", "[3]"]),
+    ],
+)
+def test_markers_in_code_are_not_markers(text, found):
+    markers = {"[1]": "r1", "[2]": "r2", "[3]": "r3"}
+    assert [mention.marker for mention in find_markers(text, markers)] == found
+
+
+def test_finding_code_is_linear_on_unclosed_backticks():
+    # A regular expression for code backtracks quadratically here, for minutes.
+    runs = "".join("`" * k + "a" for k in range(1, 1400))  # no run closes another
+    for text in ("`" * 1_000_000 + " [1]", runs + " [1]"):
+        assert [m.marker for m in find_markers(text, {"[1]": "r1"})] == ["[1]"]
+
+
 def test_ref_finding_is_linear_on_long_tokens_without_delimiters():
     # A quadratic scan would take minutes here; a linear one well under a second.
     text = "a" * 2_000_000 + "#" + "b" * 2_000_000
