@@ -193,11 +193,20 @@ async def test_a_chunk_without_message_id_after_another_event_is_no_text_of_the_
 
 async def test_no_event_for_empty_or_non_assistant_messages_and_empty_list_when_nothing_resolves():
     events = run(
+        tool_call("c1", "moca_search", {"query": "q", "results": [A]}),
         TextMessageStartEvent(message_id="empty", role="assistant"),
         TextMessageEndEvent(message_id="empty"),
         TextMessageStartEvent(message_id="blank", role="assistant"),
         TextMessageContentEvent(message_id="blank", delta="\n "),
         TextMessageEndEvent(message_id="blank"),
+        *(
+            [
+                TextMessageStartEvent(message_id=role, role=role),
+                TextMessageContentEvent(message_id=role, delta=f"{ref(A)} [1]"),
+                TextMessageEndEvent(message_id=role),
+            ]
+            for role in ("user", "developer", "system")
+        ),
         message("m1", "No sources here."),
     )
     stream = await cited(events)
@@ -393,6 +402,18 @@ async def test_records_of_packages_the_service_did_not_load_are_left_out(caplog)
     )
     [value] = citation_events(await cited(events, packages={A["package"]["digest"]}))
     assert value["citations"] == [{"record": A}]
+    assert "not in `packages`" in caplog.text
+
+
+async def test_records_a_lookup_gives_of_packages_the_service_did_not_load_are_left_out(caplog):
+    other = record("x.md", package_id="https://example.com/moca/other")
+    compact = {"query": "q", "results": [{"ref": ref(A)}, {"ref": ref(other)}]}
+    events = run(tool_call("c1", "moca_search", compact), message("m1", "[1] and [2]"))
+    lookup = {ref(A): A, ref(other): other}.get
+    [value] = citation_events(
+        await cited(events, lookup=lookup, packages={A["package"]["digest"]})
+    )
+    assert value["citations"] == [{"marker": "[1]", "record": A}]
     assert "not in `packages`" in caplog.text
 
 
