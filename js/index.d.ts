@@ -69,6 +69,11 @@ export interface CitationRecord {
 /** One source of a message: a valid record and the marker the answer uses for it, if any. */
 export interface Citation {
   marker: string | null;
+  /**
+   * Every marker the event gave this node (one per span cited), `marker` first; read as
+   * `[marker]` when absent. `readCitations` always sets it.
+   */
+  markers?: readonly string[];
   record: CitationRecord;
 }
 

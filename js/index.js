@@ -125,8 +125,9 @@ export function recordProblem(record) {
 
 /**
  * The usable part of a `moca.citations` event's value: its message, time and valid entries
- * (one per `record.node.ref`, the first), or null to ignore the event (an unknown version, no
- * usable messageId or citations list). Each problem is a console warning.
+ * (one per `record.node.ref`, the first, with the markers of every entry of that ref), or
+ * null to ignore the event (an unknown version, no usable messageId or citations list). Each
+ * problem is a console warning.
  * @param {unknown} value @returns {CitationsValue | null}
  */
 export function readCitations(value) {
@@ -139,7 +140,7 @@ export function readCitations(value) {
     warn("ignored an event without a messageId and a citations list");
     return null;
   }
-  /** @type {Map<string, Citation>} */
+  /** @type {Map<string, Citation & { markers: string[] }>} */
   const byRef = new Map();
   value.citations.forEach((entry, index) => {
     const problem = isObject(entry) ? recordProblem(entry.record) : "not an object";
@@ -149,7 +150,10 @@ export function readCitations(value) {
     }
     const record = /** @type {CitationRecord} */ (entry.record);
     const marker = isString(entry.marker) && entry.marker ? entry.marker : null;
-    if (!byRef.has(record.node.ref)) byRef.set(record.node.ref, { marker, record });
+    const kept = byRef.get(record.node.ref);
+    if (!kept) byRef.set(record.node.ref, { marker, markers: marker ? [marker] : [], record });
+    // Another span of a node already kept: its marker points to that same source.
+    else if (marker && !kept.markers.includes(marker)) kept.markers.push(marker);
   });
   const time = isString(computedAt) && RFC3339.test(computedAt) ? computedAt : null;
   if (computedAt !== undefined && time === null) warn("computedAt is not an RFC 3339 date-time");
@@ -359,10 +363,10 @@ export function locateMarkers(text, citations) {
   /** @type {Mention[]} */
   const found = [];
   for (const citation of citations) {
-    const marker = citation.marker;
-    if (!marker) continue;
-    for (let at = text.indexOf(marker); at !== -1; at = text.indexOf(marker, at + 1)) {
-      found.push({ start: at, end: at + marker.length, citation });
+    for (const marker of citation.markers ?? (citation.marker ? [citation.marker] : [])) {
+      for (let at = text.indexOf(marker); at !== -1; at = text.indexOf(marker, at + 1)) {
+        found.push({ start: at, end: at + marker.length, citation });
+      }
     }
   }
   for (const match of text.matchAll(TOKEN)) {

@@ -38,12 +38,13 @@ export function MocaSources({ value, locale, timeZone }) {
 }
 
 /** @param {{ citation: Citation, dates: { locale?: string, timeZone?: string } }} props */
-function Source({ citation: { marker, record }, dates }) {
+function Source({ citation: { marker, markers, record }, dates }) {
   const { node, package: pkg } = record;
   const badges = trustBadges(record);
+  const labels = markers ?? (marker ? [marker] : []);
   return h("article", { className: "source", "data-ref": node.ref },
     h("header", null,
-      marker ? h("span", { className: "marker" }, marker) : null,
+      labels.length ? h("span", { className: "marker" }, labels.join(" ")) : null,
       h("h3", { className: "title" }, node.title || node.path)),
     h("p", { className: "package" }, pkg.id, " ", h("span", { className: "version" }, `version ${pkg.version}`)),
     h("p", { className: "ref" }, h("code", null, node.ref)),

@@ -19,6 +19,12 @@ test("markers and refs between delimiters, in text order, punctuation and markup
   ]);
 });
 
+test("each marker of a source is found: one per span of the node the event cited", () => {
+  const a = { marker: "[1]", markers: ["[1]", "[3]"], record: A };
+  const text = "First passage [1], second [3], not [2].";
+  assert.deepEqual(shown(text, locateMarkers(text, [a])), [["[1]", a], ["[3]", a]]);
+});
+
 test("a ref-like token no citation has is found with citation null: not a source", () => {
   const a = { marker: "[1]", record: A };
   const invented = "https://example.org/moca/apiary@0.9.0#a.md";

@@ -46,6 +46,12 @@ test("each source shows its marker, title, package, ref and trustBadges, each ba
   assert.ok(!markup.includes("computed-at"));
 });
 
+test("a source cited for two of its spans shows both markers", () => {
+  const record = CASES.base;
+  const markup = render({ computedAt: null, citations: [{ marker: "[1]", markers: ["[1]", "[3]"], record }] });
+  assert.ok(markup.includes(`<span class="marker">[1] [3]</span><h3 class="title">${record.node.title}</h3>`));
+});
+
 test("dates are readable, the ISO time on hover", () => {
   const stale = { ...CASES.base, trust: { ...CASES.base.trust, stale: true, staleAfter: "2026-02-10T00:00:00Z" } };
   const markup = render({ computedAt: "2026-11-30T09:00:00.000+00:00", citations: [{ marker: null, record: stale }] });

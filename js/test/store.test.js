@@ -39,7 +39,7 @@ async function runWith(events) {
   return { store, warnings: warn.mock.calls.map((c) => String(c.arguments[0])) };
 }
 
-test("an event is kept for the assistant message it names, keyed by node.ref", async () => {
+test("an event is kept for the assistant message it names, keyed by node.ref, with each entry's marker", async () => {
   const { store, warnings } = await runWith([
     ...text("m1", "See [1]."),
     cite("m1", [{ marker: "[1]", record: RECORD }, { marker: "[2]", record: RECORD },
@@ -47,7 +47,10 @@ test("an event is kept for the assistant message it names, keyed by node.ref", a
   ]);
   assert.deepEqual(store.get("m1"), {
     computedAt: "2026-11-30T09:00:00.000+00:00",
-    citations: [{ marker: "[1]", record: RECORD }, { marker: null, record: OTHER }],
+    citations: [
+      { marker: "[1]", markers: ["[1]", "[2]"], record: RECORD },  // [2]: another span of it
+      { marker: null, markers: [], record: OTHER },
+    ],
   });
   assert.deepEqual(warnings, []);
 });
@@ -78,7 +81,9 @@ test("a second event for a message is ignored; invalid records are skipped with 
     cite("m1", [{ record: bad }, "junk", { marker: "", record: RECORD }], { computedAt: "today" }),
     cite("m1", [{ record: OTHER }]),
   ]);
-  assert.deepEqual(store.get("m1"), { computedAt: null, citations: [{ marker: null, record: RECORD }] });
+  assert.deepEqual(store.get("m1"), {
+    computedAt: null, citations: [{ marker: null, markers: [], record: RECORD }],
+  });
   assert.deepEqual(warnings, [
     "moca-agui: skipped citations[0], invalid record (trust.stale)",
     "moca-agui: skipped citations[1], invalid record (not an object)",
@@ -98,7 +103,7 @@ test("ids from MESSAGES_SNAPSHOT and chunked messages count; a tool-call-only me
     cite("s1", [{ marker: "[1]", record: RECORD }]),
     cite("s2", [{ record: RECORD }]),
   ]);
-  assert.deepEqual(store.get("s1")?.citations, [{ marker: "[1]", record: RECORD }]);
+  assert.deepEqual(store.get("s1")?.citations, [{ marker: "[1]", markers: ["[1]"], record: RECORD }]);
   assert.equal(store.get("s2"), undefined);
 });
 
@@ -118,7 +123,7 @@ test("listeners hear each change until they unsubscribe; a snapshot is stable", 
 test("readCitations reads a value on its own (an assistant-ui data part)", () => {
   const value = cite("m1", [{ marker: "[1]", record: RECORD }]).value;
   assert.deepEqual(readCitations(value), {
-    messageId: "m1", computedAt: null, citations: [{ marker: "[1]", record: RECORD }],
+    messageId: "m1", computedAt: null, citations: [{ marker: "[1]", markers: ["[1]"], record: RECORD }],
   });
   const warn = mock.method(console, "warn", () => {});
   assert.equal(readCitations({ ...value, messageId: "" }), null);
