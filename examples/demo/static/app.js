@@ -48,11 +48,11 @@ function dated(text) {
     : el("time", { datetime: part.iso, title: part.iso }, part.readable));
 }
 
-function renderSource({ marker, record }, id) {
+function renderSource({ markers, record }, id) {
   const { node, package: pkg } = record;
   const article = el("article", { class: "source", id, tabindex: "-1", "data-ref": node.ref },
     el("header", {},
-      marker ? el("span", { class: "marker" }, marker) : null,
+      markers.length ? el("span", { class: "marker" }, markers.join(" ")) : null,
       el("h4", { class: "title" }, node.title || node.path)),
     el("p", { class: "package" }, pkg.id, " ", el("span", { class: "version" }, `version ${pkg.version}`)),
     el("p", { class: "ref" }, el("code", {}, node.ref)));
