@@ -348,7 +348,8 @@ const REF_LIKE = /^[A-Za-z][A-Za-z0-9+.-]*:[^@#]*@[^#]*#./;
 
 /**
  * Where the answer `text` refers to its sources, as offsets (`text.slice(start, end)`), in
- * text order, none inside another: each occurrence of a citation's marker, each ref of a
+ * text order, none inside another: each occurrence of a citation's marker outside markdown
+ * code (as the service reads them: `xs[2]` in code is an index), each ref of a
  * citation standing between delimiters, and each ref-like token (`<package id>@<version>#
  * <path>`) that no citation has, with `citation` null: a reference the service left out,
  * which is not a source.
@@ -362,10 +363,13 @@ export function locateMarkers(text, citations) {
   }
   /** @type {Mention[]} */
   const found = [];
+  const code = text.includes("`") ? codeSpans(text) : [];
   for (const citation of citations) {
     for (const marker of citation.markers ?? (citation.marker ? [citation.marker] : [])) {
       for (let at = text.indexOf(marker); at !== -1; at = text.indexOf(marker, at + 1)) {
-        found.push({ start: at, end: at + marker.length, citation });
+        if (!inCode(at, code)) {
+          found.push({ start: at, end: at + marker.length, citation });
+        }
       }
     }
   }
@@ -389,6 +393,48 @@ export function locateMarkers(text, citations) {
     mentions.push(mention);
   }
   return mentions;
+}
+
+/**
+ * Markdown's code in `text`, in order: from a run of backticks to the next run of as many
+ * (a fenced block too); a run that none closes is text. Linear in the text.
+ * @param {string} text @returns {Array<[number, number]>}
+ */
+function codeSpans(text) {
+  const runs = [...text.matchAll(/`+/g)].map((m) => [m.index ?? 0, (m.index ?? 0) + m[0].length]);
+  /** @type {Array<number | undefined>} */
+  const closing = new Array(runs.length); // the next run of the same length
+  /** @type {Map<number, number>} */
+  const last = new Map();
+  for (let at = runs.length - 1; at >= 0; at -= 1) {
+    const length = runs[at][1] - runs[at][0];
+    closing[at] = last.get(length);
+    last.set(length, at);
+  }
+  /** @type {Array<[number, number]>} */
+  const spans = [];
+  for (let at = 0; at < runs.length; ) {
+    const close = closing[at];
+    if (close === undefined) at += 1;
+    else {
+      spans.push([runs[at][0], runs[close][1]]);
+      at = close + 1;
+    }
+  }
+  return spans;
+}
+
+/** Whether `position` is in one of the `code` spans (in order, not overlapping).
+ * @param {number} position @param {Array<[number, number]>} code */
+function inCode(position, code) {
+  let low = 0;
+  let high = code.length; // the first span starting after `position` is in [low, high]
+  while (low < high) {
+    const middle = (low + high) >> 1;
+    if (code[middle][0] <= position) low = middle + 1;
+    else high = middle;
+  }
+  return low > 0 && position < code[low - 1][1];
 }
 
 // -- dates ----------------------------------------------------------------------------------

@@ -25,6 +25,16 @@ test("each marker of a source is found: one per span of the node the event cited
   assert.deepEqual(shown(text, locateMarkers(text, [a])), [["[1]", a], ["[3]", a]]);
 });
 
+test("a marker in markdown code is no marker, as the service reads it", () => {
+  const a = { marker: "[1]", markers: ["[1]", "[2]"], record: A };
+  const text = "In `xs[2]` and ```\nys[1]\n``` no source; ``a`[1]`` neither; here [1], an unclosed ` then [2].";
+  assert.deepEqual(shown(text, locateMarkers(text, [a])).map(([marker]) => marker), ["[1]", "[2]"]);
+  const found = locateMarkers(text, [a]).map((m) => m.start);
+  assert.deepEqual(found, [text.indexOf("here [1]") + 5, text.lastIndexOf("[2]")]);
+  const hostile = "`x[1]".repeat(200_000); // linear: every other [1] is outside code
+  assert.equal(locateMarkers(hostile, [a]).length, 100_000);
+});
+
 test("a ref-like token no citation has is found with citation null: not a source", () => {
   const a = { marker: "[1]", record: A };
   const invented = "https://example.org/moca/apiary@0.9.0#a.md";
