@@ -410,9 +410,7 @@ async def test_records_a_lookup_gives_of_packages_the_service_did_not_load_are_l
     compact = {"query": "q", "results": [{"ref": ref(A)}, {"ref": ref(other)}]}
     events = run(tool_call("c1", "moca_search", compact), message("m1", "[1] and [2]"))
     lookup = {ref(A): A, ref(other): other}.get
-    [value] = citation_events(
-        await cited(events, lookup=lookup, packages={A["package"]["digest"]})
-    )
+    [value] = citation_events(await cited(events, lookup=lookup, packages={A["package"]["digest"]}))
     assert value["citations"] == [{"marker": "[1]", "record": A}]
     assert "not in `packages`" in caplog.text
 
