@@ -26,7 +26,7 @@ import logging
 from collections.abc import AsyncIterator
 from typing import Any, TypeVar, cast
 
-from ag_ui.core import BaseEvent, EventType, RunAgentInput
+from ag_ui.core import BaseEvent, RunAgentInput
 from ag_ui_adk import ADKAgent  # type: ignore[import-untyped]
 from google.adk.agents.invocation_context import InvocationContext
 from google.adk.events import Event
@@ -35,17 +35,10 @@ from google.adk.runners import Runner
 from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.tool_context import ToolContext
 
-from moca_agui import (
-    CitationOptions,
-    CitationRun,
-    cite,
-    citing_class,
-    citing_copy,
-    options_of,
-    tap,
-)
+from moca_agui import CitationOptions
+from moca_agui.adapter import CitationRun, CitationStream, cited, citing_variant, options_of
 
-__all__ = ["ADKRun", "CitingADKAgent", "instrumented"]
+__all__ = ["ADKRun", "CitingADKAgent", "citing"]
 
 logger = logging.getLogger("moca_agui")
 
@@ -58,15 +51,15 @@ class ADKRun(CitationRun):
     """A `CitationRun` fed by an ADK plugin: tool return values, call order, event ids."""
 
     def __init__(self, options: CitationOptions) -> None:
-        super().__init__(options)
-        self.reads_tool_call_results = False  # each tool's own return value is captured
-        self._event_ids: set[str] = set()  # the ADK events of this run
+        super().__init__(options, reads_tool_call_results=False)  # each tool's own value
+        #: The ids of this run's ADK events: the ids MESSAGES_SNAPSHOT names its answers by.
+        self.event_ids: set[str] = set()
         self._failed: set[str] = set()  # ids of calls that raised
 
     def saw_event(self, event: Event) -> None:
         """An ADK event of this run: its id, and the model's calls in the order it made them."""
         if event.id:
-            self._event_ids.add(event.id)
+            self.event_ids.add(event.id)
         if event.partial:
             return
         for call in event.get_function_calls():
@@ -84,21 +77,6 @@ class ADKRun(CitationRun):
             logger.info("moca_agui: %s failed; what answered for it is no source", name)
             return
         self.capture(name, result, tool_call_id=call_id)
-
-    def observe(self, event: BaseEvent) -> None:
-        """Take in this run's assistant messages of a MESSAGES_SNAPSHOT, under its ids."""
-        if event.type != EventType.MESSAGES_SNAPSHOT:
-            return
-        for message in getattr(event, "messages", ()):
-            content = getattr(message, "content", None)
-            if (
-                getattr(message, "role", None) == "assistant"
-                and message.id in self._event_ids
-                and isinstance(content, str)
-                and content.strip()
-                and not self.text_of(message.id)
-            ):
-                self.add_text(message.id, content)
 
 
 class _ADKRunPlugin(BasePlugin):
@@ -144,9 +122,14 @@ class CitingADKAgent(ADKAgent):  # type: ignore[misc]
     """An `ADKAgent` whose runs send one `moca.citations` event per assistant message."""
 
     def run(self, input: RunAgentInput) -> AsyncIterator[BaseEvent]:
-        """The parent's AG-UI events, plus the run's `moca.citations` events."""
+        """The parent's AG-UI events, plus the run's `moca.citations` events.
+
+        MESSAGES_SNAPSHOT names this run's answers by ADK event id, not by the id their
+        text streamed with: those get their own event under the snapshot's id.
+        """
         run = ADKRun(options_of(self))
-        return cite(tap(super().run(input), run.observe), run=run)
+        stream = CitationStream(run, snapshot_text=run.event_ids.__contains__)
+        return cited(super().run(input), stream)
 
     def _create_runner(self, adk_agent: Any, user_id: str, app_name: str) -> Runner:
         runner = cast(Runner, super()._create_runner(adk_agent, user_id, app_name))
@@ -161,8 +144,6 @@ class CitingADKAgent(ADKAgent):  # type: ignore[misc]
         return runner
 
 
-def instrumented(target: T, options: CitationOptions) -> T:
+def citing(target: T, options: CitationOptions) -> T:
     """A citing copy of an `ADKAgent` subclass or instance, with `options`."""
-    if isinstance(target, type):
-        return cast(T, citing_class(target, CitingADKAgent, options))
-    return citing_copy(target, CitingADKAgent, options)
+    return citing_variant(target, CitingADKAgent, options)

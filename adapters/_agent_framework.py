@@ -6,7 +6,7 @@ instance for every request. The citing variant overrides `run` only. Per call it
 a `CitationRun` and runs the parent on a shallow copy of itself whose chat agent is a
 per-run copy that reads each update on its way in: each tool's own `function_result`,
 never the TOOL_CALL_RESULT sent to the client (which a tool may replace with a UI
-display payload). `moca_agui.cite` places the events in the AG-UI events coming out,
+display payload). its `CitationStream` places the events in the AG-UI events coming out,
 for the messages the final MESSAGES_SNAPSHOT still shows. Nothing the endpoint shares
 between requests is changed.
 """
@@ -15,17 +15,26 @@ from __future__ import annotations
 
 import copy
 import logging
-from collections.abc import AsyncGenerator, AsyncIterable, Awaitable, Iterable
-from functools import partial
+from collections.abc import AsyncGenerator, AsyncIterable, Awaitable
 from typing import Any, TypeVar, cast
 
-from ag_ui.core import BaseEvent, EventType
+from ag_ui.core import BaseEvent
 from agent_framework import Content, ResponseStream
 from agent_framework_ag_ui import AgentFrameworkAgent
 
-from moca_agui import CitationOptions, CitationRun, cite, citing_class, citing_copy, options_of, tap
+from moca_agui import CitationOptions
+from moca_agui.adapter import (
+    CitationRun,
+    CitationStream,
+    cited,
+    citing_copy,
+    citing_variant,
+    content_parts,
+    options_of,
+    tap,
+)
 
-__all__ = ["CitingAgentFrameworkAgent", "instrumented", "text_parts"]
+__all__ = ["CitingAgentFrameworkAgent", "citing"]
 
 logger = logging.getLogger("moca_agui")
 
@@ -39,47 +48,34 @@ class CitingAgentFrameworkAgent(AgentFrameworkAgent):
     def run(self, input_data: dict[str, Any], **kwargs: Any) -> AsyncGenerator[BaseEvent]:
         """The parent's AG-UI events, plus the run's `moca.citations` events.
 
-        Returns `cite`'s stream itself, not a generator around it: one hop less per event.
+        Returns `cited`'s stream itself, not a generator around it: one hop less per event.
+        A MESSAGES_SNAPSHOT replaces the client's messages (agent-framework-ag-ui 1.0 drops
+        the text of a response that also called tools, and gives the rest a new id): the
+        messages it leaves out are not cited.
         """
-        run = CitationRun(options_of(self))
-        this_run = self
+        options = options_of(self)
+        this_run, results = self, _ToolResults()
         try:
-            reading = citing_copy(self.agent, _ReadingAgent, run.options)
-            cast(_ReadingAgent, reading).moca_agui_results = _ToolResults(run)
+            reading = citing_copy(self.agent, _ReadingAgent, options)
+            cast(_ReadingAgent, reading).moca_agui_results = results
             this_run = copy.copy(self)  # shares config and approval state, not the agent
             this_run.agent = reading
-            run.reads_tool_call_results = False  # each tool's own result is read instead
         except Exception:
             logger.exception(
                 "moca_agui: cannot read the tool results of this chat agent; reading "
                 "TOOL_CALL_RESULT instead (a tool's UI display payload holds no record)"
             )
+        # Each tool's own result is read, when the copy could be made.
+        run = CitationRun(options, reads_tool_call_results=this_run is self)
+        results.run = run
         events = super(CitingAgentFrameworkAgent, this_run).run(input_data, **kwargs)
-        cited = cite(tap(events, partial(_follow_snapshot, run)), run=run)
-        return cast(AsyncGenerator[BaseEvent], cited)  # an async generator, as the parent's
+        cited_events = cited(events, CitationStream(run, snapshot_replaces=True))
+        return cast(AsyncGenerator[BaseEvent], cited_events)  # an async generator, as the parent's
 
 
-def _follow_snapshot(run: CitationRun, event: BaseEvent) -> None:
-    """Mute the messages a MESSAGES_SNAPSHOT leaves out: the client shows them no more.
-
-    (agent-framework-ag-ui 1.0 drops the text of a response that also called tools, and
-    gives the rest of it a new id.)
-    """
-    if event.type != EventType.MESSAGES_SNAPSHOT:
-        return
-    messages = getattr(event, "messages", None) or ()
-    shown = {m.id for m in messages if getattr(m, "role", None) == "assistant"}
-    for message_id in run.message_ids():
-        if message_id not in shown:
-            logger.info("moca_agui: message %s is not in the snapshot; not cited", message_id)
-            run.mute(message_id)
-
-
-def instrumented(target: T, options: CitationOptions) -> T:
+def citing(target: T, options: CitationOptions) -> T:
     """A citing copy of an `AgentFrameworkAgent` subclass or instance, with `options`."""
-    if isinstance(target, type):
-        return cast(T, citing_class(target, CitingAgentFrameworkAgent, options))
-    return citing_copy(target, CitingAgentFrameworkAgent, options)
+    return citing_variant(target, CitingAgentFrameworkAgent, options)
 
 
 class _ReadingAgent:
@@ -112,10 +108,10 @@ async def _awaited(response: Awaitable[Any], results: _ToolResults) -> Any:
 class _ToolResults:
     """One run's tool calls, read from its updates: each call's name, then its result."""
 
-    __slots__ = ("_names", "_run")
+    __slots__ = ("_names", "run")
 
-    def __init__(self, run: CitationRun) -> None:
-        self._run = run
+    def __init__(self) -> None:
+        self.run: CitationRun | None = None  # the run it reads into, once it is made
         self._names: dict[str, str] = {}  # call id -> tool name
 
     def read(self, update: object) -> None:
@@ -143,18 +139,9 @@ class _ToolResults:
             if content.exception is not None:  # an error (the model may retry): no source
                 logger.info("moca_agui: tool %s failed; nothing to capture", name)
                 return
-            result: object = text_parts(content.items or ())
+            result: object = content_parts(content.items or [])
         else:  # a provider-hosted MCP tool: its output, Content items or a value
             output = content.output
-            result = text_parts(output) if isinstance(output, list) else output
-        self._run.capture(name, result, tool_call_id=call_id)
-
-
-def text_parts(items: Iterable[Any]) -> list[dict[str, Any]]:
-    """The text items of a tool result (a function's JSON, an MCP tool's text content) as
-    the MCP-style text parts Reader results are read from."""
-    return [
-        {"type": "text", "text": item.text}
-        for item in items
-        if isinstance(item, Content) and item.type == "text"
-    ]
+            result = content_parts(output) if isinstance(output, list) else output
+        if self.run is not None:
+            self.run.capture(name, result, tool_call_id=call_id)

@@ -1,7 +1,7 @@
 """Numbered Agent Framework function tools: the model reads each source beside its marker.
 
 `numbered_tool(tool)` is a copy of a `FunctionTool` (an `@tool` function, or one of an
-MCP tool's `functions`) whose result parser first asks `moca_agui.numbered_result` what
+MCP tool's `functions`) whose result parser first asks `moca_agui.adapter.numbered_result` what
 the model reads of the return value (an MCP function's text contents), then parses that
 as the tool would have. The copy numbers into the run `cite` makes active while the
 agent runs its tools.
@@ -14,9 +14,7 @@ from typing import Any
 
 from agent_framework import Content, FunctionTool
 
-from moca_agui import numbered_result
-
-from ._agent_framework import text_parts
+from moca_agui.adapter import content_parts, numbered_result
 
 __all__ = ["numbered_tool"]
 
@@ -28,7 +26,7 @@ def numbered_tool(tool: FunctionTool, name: str | None = None) -> FunctionTool:
 
     def numbered_parse(value: Any) -> str | list[Content]:
         contents = isinstance(value, list) and all(isinstance(v, Content) for v in value)
-        result = text_parts(value) if contents else value  # an MCP function's contents
+        result = content_parts(value) if contents else value  # an MCP function's contents
         shown = numbered_result(tool_name, result)
         parsed: str | list[Content] = parse(value if shown is result else shown)
         return parsed

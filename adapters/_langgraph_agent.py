@@ -4,7 +4,7 @@
 class with `CitingAgent` mixed in first, so the overrides of a `LangGraphAgent` subclass
 stay in force. Three methods change, and only by wrapping the parent's:
 
-- `run` makes a `LangGraphRun` and passes the parent's events through `moca_agui.cite`;
+- `run` makes a `LangGraphRun` and passes the parent's events through its `CitationStream`;
 - `prepare_stream` watches the LangGraph events of the run for Reader tool outputs;
 - `clone` (which `add_langgraph_fastapi_endpoint` calls for every request) makes another
   instrumented clone of the original agent, with the same options.
@@ -23,7 +23,8 @@ from ag_ui.core import BaseEvent, RunAgentInput
 from ag_ui_langgraph import LangGraphAgent  # type: ignore[import-untyped]
 
 import moca_agui
-from moca_agui import CitationOptions, cite, citing_copy, options_of
+from moca_agui import CitationOptions
+from moca_agui.adapter import CitationStream, cited, citing_copy, options_of
 
 from ._langgraph_run import LangGraphRun, watch
 
@@ -51,10 +52,12 @@ class CitingAgent(LangGraphAgent):  # type: ignore[misc]
     def run(self, input: RunAgentInput) -> AsyncIterator[BaseEvent]:
         """The parent's events of one run, plus its `moca.citations` events.
 
-        Returns `cite`'s stream itself, not a generator around it: one hop less per event.
+        Returns `cited`'s stream itself, not a generator around it: one hop less per event.
+        A MESSAGES_SNAPSHOT carries the text of this run's answers a model did not stream.
         """
         run = LangGraphRun(options_of(self), input)
-        return cite(run.observe(super().run(input), self), run=run)
+        stream = CitationStream(run, snapshot_text=run.is_new_message)
+        return cited(run.observe(super().run(input), self), stream)
 
     async def prepare_stream(self, input: RunAgentInput, agent_state: Any, config: Any) -> Any:
         """The parent's prepared stream, watched for the tool outputs of its Reader."""

@@ -1,7 +1,7 @@
 """Numbered LangChain tools for LangGraph: the model reads each source beside its marker.
 
 `numbered_tool(tool)` is a tool of the same name, description and arguments that calls
-`tool` and returns, as its content, what `moca_agui.numbered_result` makes of the result
+`tool` and returns, as its content, what `moca_agui.adapter.numbered_result` makes of the result
 (a `content_and_artifact` tool's artifact when it has one, as the adapter reads it).
 The inner call runs without callbacks, so LangGraph sees one tool call, not two.
 """
@@ -14,7 +14,7 @@ from langchain_core.messages import ToolMessage
 from langchain_core.runnables import RunnableConfig
 from langchain_core.tools import BaseTool, StructuredTool
 
-from moca_agui import numbered_result
+from moca_agui.adapter import numbered_result
 
 from ._langgraph_run import unwrapped_artifact
 
@@ -23,17 +23,19 @@ __all__ = ["numbered_tool"]
 _QUIET: RunnableConfig = {"callbacks": []}  # the outer tool's run is the one LangGraph sees
 
 
-def numbered_tool(tool: BaseTool) -> BaseTool:
-    """A tool like `tool` whose content is its result, numbered by the active run."""
+def numbered_tool(tool: BaseTool, name: str | None = None) -> BaseTool:
+    """A tool like `tool` whose content is its result, numbered by the active run (as the
+    results of `name`, by default the tool's own name)."""
+    tool_name = name or tool.name
 
     def call(arguments: dict[str, Any]) -> dict[str, Any]:
         return {"name": tool.name, "args": arguments, "id": "moca-agui", "type": "tool_call"}
 
     def run(**arguments: Any) -> object:
-        return numbered_result(tool.name, _result(tool.invoke(call(arguments), _QUIET)))
+        return numbered_result(tool_name, _result(tool.invoke(call(arguments), _QUIET)))
 
     async def arun(**arguments: Any) -> object:
-        return numbered_result(tool.name, _result(await tool.ainvoke(call(arguments), _QUIET)))
+        return numbered_result(tool_name, _result(await tool.ainvoke(call(arguments), _QUIET)))
 
     return StructuredTool.from_function(
         func=run,

@@ -9,8 +9,8 @@ So is the order the model issued its calls (each model response's `tool_calls`),
 numbers the results: TOOL_CALL_START gives it only when the model streams.
 
 A model that does not stream writes no TEXT_MESSAGE events: its answers exist only in
-MESSAGES_SNAPSHOT, so the run takes the text of each assistant message of this run from
-the snapshot, under the id the snapshot gives it.
+MESSAGES_SNAPSHOT; `is_new_message` tells the stream which of a snapshot's messages are
+this run's (not in the input, nor in the thread's checkpoint).
 """
 
 from __future__ import annotations
@@ -22,11 +22,12 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from ag_ui.core import BaseEvent, EventType, RunAgentInput
+from ag_ui.core import BaseEvent, RunAgentInput
 from langchain_core.messages import ToolMessage
 from langgraph.types import Command
 
-from moca_agui import CitationOptions, CitationRun, tap
+from moca_agui import CitationOptions
+from moca_agui.adapter import CitationRun, tap
 
 __all__ = ["LangGraphRun", "watch"]
 
@@ -103,7 +104,7 @@ def unwrapped_artifact(artifact: object) -> object:
 
 
 class LangGraphRun(CitationRun):
-    """A `CitationRun` fed with LangGraph's tool outputs and MESSAGES_SNAPSHOT answers.
+    """A `CitationRun` fed with LangGraph's tool outputs.
 
     Once the run's tool outputs are watched, TOOL_CALL_RESULT content (the same output,
     cut down) is not read: `reads_tool_call_results` turns False.
@@ -135,18 +136,11 @@ class LangGraphRun(CitationRun):
                 while outputs:
                     name, output, call_id = outputs.popleft()
                     self.capture(name, output, tool_call_id=call_id)
-            if event.type == EventType.MESSAGES_SNAPSHOT:
-                self._snapshot(event)
         except Exception:
             logger.exception("moca_agui: stopped reading LangGraph tool outputs in this run")
             self._alive = False
 
-    def _snapshot(self, event: Any) -> None:
-        """Text of this run's assistant messages that no TEXT_MESSAGE event carried."""
-        before = self._input_ids | (self._watched.before if self._watched else set())
-        for message in event.messages:
-            if getattr(message, "role", None) != "assistant" or message.id in before:
-                continue
-            content = getattr(message, "content", None)
-            if isinstance(content, str) and content.strip() and not self.text_of(message.id):
-                self.add_text(message.id, content)
+    def is_new_message(self, message_id: str) -> bool:
+        """Whether a snapshot's message is of this run: the thread did not hold it before."""
+        before = self._watched.before if self._watched is not None else ()
+        return message_id not in self._input_ids and message_id not in before

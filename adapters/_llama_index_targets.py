@@ -10,11 +10,12 @@ from typing import Any, TypeVar
 from llama_index.core.workflow import Workflow
 from llama_index.protocols.ag_ui.agent import AGUIChatWorkflow  # type: ignore[import-untyped]
 
-from moca_agui import CitationOptions, citing_class, citing_copy, citing_factory
+from moca_agui import CitationOptions
+from moca_agui.adapter import citing_class, citing_copy, citing_factory
 
 from ._llama_index_workflow import CitingWorkflow
 
-__all__ = ["cited_factory", "cited_workflow", "cited_workflow_class"]
+__all__ = ["cited_factory", "citing"]
 
 logger = logging.getLogger("moca_agui")
 
@@ -22,16 +23,16 @@ W = TypeVar("W", bound=Workflow)
 Factory = Callable[[], Awaitable[Workflow] | Workflow]
 
 
-def cited_workflow_class(cls: type[W], options: CitationOptions) -> type[W]:
-    """A subclass of `cls` (an AGUIChatWorkflow subclass) whose runs send citations."""
-    return _with_free_steps(citing_class(cls, CitingWorkflow, options), cls)
+def citing(target: W | type[W], options: CitationOptions) -> W | type[W]:
+    """A citing subclass of an AGUIChatWorkflow subclass, or a citing copy of an
+    AGUIChatWorkflow (sharing the original's LLM, tools and settings; the original is
+    unchanged)."""
+    if isinstance(target, type):
+        return _with_free_steps(citing_class(target, CitingWorkflow, options), target)
+    return _citing_workflow(target, options)
 
 
-def cited_workflow(workflow: W, options: CitationOptions) -> W:
-    """A copy of `workflow` (an AGUIChatWorkflow) whose runs send citations.
-
-    The copy shares the original's LLM, tools and settings; the original is unchanged.
-    """
+def _citing_workflow(workflow: W, options: CitationOptions) -> W:
     cited = citing_copy(workflow, CitingWorkflow, options)
     _with_free_steps(type(cited), type(workflow))
     vars(cited).pop("_moca_agui_runs", None)  # run state is never shared with the original
@@ -51,7 +52,7 @@ def cited_factory(factory: Factory, options: CitationOptions) -> Factory:
                 type(workflow).__qualname__,
             )
             return workflow
-        return cited_workflow(workflow, options)
+        return _citing_workflow(workflow, options)
 
     return citing_factory(factory, cite_made)
 

@@ -8,8 +8,8 @@ citations are made inside the workflow, where its steps see what the wire does n
 - `chat` streams the answer: a view of its Context records the TEXT_MESSAGE_CHUNKs
   it writes, and `_snapshot_messages` gives the new assistant message the streamed id,
   so every MESSAGES_SNAPSHOT after it agrees with the stream;
-- the step that ends the run writes one `moca.citations` event per assistant message
-  with text, after the run's last chunk; the router sends RUN_FINISHED after it.
+- the step that ends the run writes the `moca.citations` events its `CitationStream`
+  (fed each chunk) has due when the run's text ends; the router sends RUN_FINISHED after.
 
 State belongs to one run: it is keyed by the run's state store (`ctx.store`, one per
 run), held weakly so it goes with the run. Steps run as tasks on one event loop and
@@ -45,7 +45,8 @@ from llama_index.protocols.ag_ui.events import (  # type: ignore[import-untyped]
     TextMessageChunkWorkflowEvent,
 )
 
-from moca_agui import CitationOptions, CitationRun
+from moca_agui import CitationOptions
+from moca_agui.adapter import CitationRun, CitationStream
 
 __all__ = ["CitingWorkflow"]
 
@@ -57,20 +58,21 @@ _RESPONSES = (Response, StreamingResponse, AsyncStreamingResponse, PydanticRespo
 
 @dataclass(slots=True)
 class _RunState:
-    """One run's citations, and the tool outputs not yet in its chat history."""
+    """One run's citations (its text chunks fed to `stream`), and the tool outputs not yet
+    in its chat history."""
 
-    citations: CitationRun
+    stream: CitationStream
     outputs: dict[str, tuple[str, ToolOutput]] = field(default_factory=dict)
 
 
 class _ChatStepContext:
     """The Context one `chat` step sees: forwards everything, records the text it streams."""
 
-    __slots__ = ("_ctx", "_run", "message_id")
+    __slots__ = ("_ctx", "_stream", "message_id")
 
-    def __init__(self, ctx: Context, run: CitationRun) -> None:
+    def __init__(self, ctx: Context, stream: CitationStream) -> None:
         self._ctx = ctx
-        self._run = run
+        self._stream = stream
         self.message_id: str | None = None  # the id of the text this step streamed
 
     def write_event_to_stream(self, ev: Any) -> None:
@@ -78,7 +80,7 @@ class _ChatStepContext:
         if isinstance(ev, TextMessageChunkWorkflowEvent) and ev.message_id and ev.delta:
             try:
                 self.message_id = ev.message_id
-                self._run.add_text(ev.message_id, ev.delta)
+                self._stream.feed(ev)
             except Exception:
                 logger.exception("moca_agui: could not record streamed text")
 
@@ -106,7 +108,7 @@ class CitingWorkflow(AGUIChatWorkflow):  # type: ignore[misc]
         state = _start_run(self, ctx) if isinstance(ev, InputEvent) else _run_of(self, ctx)
         if state is None:
             return await super().chat(ctx, ev)
-        result = await super().chat(_ChatStepContext(ctx, state.citations), ev)
+        result = await super().chat(_ChatStepContext(ctx, state.stream), ev)
         if isinstance(result, StopEvent):
             await _send_citations(self, ctx, state)
         return result
@@ -117,7 +119,7 @@ class CitingWorkflow(AGUIChatWorkflow):  # type: ignore[misc]
         if state is None:
             plain: ToolCallResultEvent = await super().handle_tool_call(ctx, ev)
             return plain
-        with state.citations.active():  # numbered tools number into this run
+        with state.stream.run.active():  # numbered tools number into this run
             result: ToolCallResultEvent = await super().handle_tool_call(ctx, ev)
         state.outputs[result.tool_call_id] = (result.tool_name, result.tool_output)
         return result
@@ -166,7 +168,7 @@ def _runs(workflow: CitingWorkflow) -> WeakKeyDictionary[Any, _RunState]:
 
 def _start_run(workflow: CitingWorkflow, ctx: Context) -> _RunState | None:
     try:
-        state = _RunState(CitationRun(workflow.moca_agui_options))
+        state = _RunState(CitationStream(CitationRun(workflow.moca_agui_options)))
         _runs(workflow)[ctx.store] = state
         return state
     except Exception:
@@ -193,16 +195,16 @@ def _capture(state: _RunState, history: list[ChatMessage]) -> None:
             tool_name, output = taken
             # The history is the order the model reads the results in (LlamaIndex
             # appends them as they finish): it is this run's call order.
-            state.citations.call_made(call_id, tool_name)
+            state.stream.run.call_made(call_id, tool_name)
             if not output.is_error:
-                state.citations.capture(tool_name, reader_result(output), tool_call_id=call_id)
+                state.stream.run.capture(tool_name, reader_result(output), tool_call_id=call_id)
     state.outputs.clear()  # frontend tools: their results come from the client
 
 
 async def _send_citations(workflow: CitingWorkflow, ctx: Context, state: _RunState) -> None:
     try:
         _runs(workflow).pop(ctx.store, None)
-        for event in await state.citations.citation_events():
+        for event in await state.stream.close():
             ctx.write_event_to_stream(CustomWorkflowEvent(name=event.name, value=event.value))
     except Exception:
         logger.exception("moca_agui: no citations sent for this run; the answer is unchanged")

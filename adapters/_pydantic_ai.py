@@ -14,14 +14,15 @@ import dataclasses
 import logging
 from collections.abc import AsyncIterator, Mapping
 from functools import partial
-from typing import Any, ClassVar, TypeVar, cast
+from typing import Any, ClassVar, TypeVar
 
 from pydantic_ai.messages import FunctionToolResultEvent, ToolReturnPart
 from pydantic_ai.ui.ag_ui import AGUIAdapter
 
-from moca_agui import CitationOptions, CitationRun, cite, citing_class, citing_copy, options_of, tap
+from moca_agui import CitationOptions, cite
+from moca_agui.adapter import CitationRun, citing_variant, options_of, tap
 
-__all__ = ["CitingAdapter", "instrumented"]
+__all__ = ["CitingAdapter", "citing"]
 
 logger = logging.getLogger("moca_agui")
 
@@ -40,8 +41,8 @@ class CitingAdapter(AGUIAdapter[Any, Any]):
 
     def transform_stream(self, stream: AsyncIterator[Any], *args: Any, **kwargs: Any) -> Any:
         """The parent's AG-UI events, plus the run's `moca.citations` events."""
-        run = CitationRun(options_of(self))
-        run.reads_tool_call_results = False  # each tool's raw value is captured instead
+        # Each tool's raw value is captured instead of the TOOL_CALL_RESULT content.
+        run = CitationRun(options_of(self), reads_tool_call_results=False)
         events = super().transform_stream(tap(stream, partial(_capture, run)), *args, **kwargs)
         return cite(events, run=run)
 
@@ -58,11 +59,9 @@ def _capture(run: CitationRun, event: object) -> None:
     run.capture(part.tool_name, result, tool_call_id=part.tool_call_id)
 
 
-def instrumented(target: T, options: CitationOptions) -> T:
+def citing(target: T, options: CitationOptions) -> T:
     """A citing copy of an `AGUIAdapter` subclass or instance, with `options`."""
-    if isinstance(target, type):
-        return cast(T, citing_class(target, CitingAdapter, options))
-    return citing_copy(target, CitingAdapter, options, copy=_copy)
+    return citing_variant(target, CitingAdapter, options, copy=_copy)
 
 
 def _copy(adapter: Any) -> Any:

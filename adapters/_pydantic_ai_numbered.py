@@ -2,7 +2,7 @@
 
 `NumberedToolset(toolset)` delegates everything to `toolset` (an `MCPServer`, a
 `FunctionToolset`, a prefixed one, ...) and returns, for each call, what
-`moca_agui.numbered_result` makes of the result, under the name the model called.
+`moca_agui.adapter.numbered_result` makes of the result, under the name the model called.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pydantic_ai import RunContext
 from pydantic_ai.toolsets import AbstractToolset, WrapperToolset
 from pydantic_ai.toolsets.abstract import ToolsetTool
 
-from moca_agui import numbered_result
+from moca_agui.adapter import numbered_result
 
 __all__ = ["NumberedToolset", "numbered_toolset"]
 

@@ -30,9 +30,10 @@ from ag_ui.core import RunAgentInput
 from ag_ui_strands import StrandsAgent  # type: ignore[import-untyped]
 from strands.hooks import AfterToolCallEvent, HookProvider, HookRegistry
 
-from moca_agui import CitationOptions, CitationRun, cite, citing_copy, options_of
+from moca_agui import CitationOptions, cite
+from moca_agui.adapter import CitationRun, citing_copy, content_parts, options_of
 
-__all__ = ["CitingStrandsAgent", "ReaderResults", "citing"]
+__all__ = ["RUN_KEY", "CitingStrandsAgent", "ReaderResults", "citing"]
 
 logger = logging.getLogger("moca_agui")
 
@@ -56,8 +57,7 @@ class CitingStrandsAgent(StrandsAgent):  # type: ignore[misc]
 
         Returns `cite`'s stream itself, not a generator around it: one hop less per event.
         """
-        run = CitationRun(options_of(self))
-        run.reads_tool_call_results = False  # the hook reads each tool's own result
+        run = CitationRun(options_of(self), reads_tool_call_results=False)  # the hook reads them
         state = {**(invocation_state or {}), RUN_KEY: run}
         return cite(super().run(input_data, invocation_state=state), run=run)
 
@@ -94,21 +94,6 @@ def _capture(event: AfterToolCallEvent) -> None:
         logger.exception("moca_agui: could not read a Strands tool result; it flows on unchanged")
         return
     run.capture(name, parts, tool_call_id=call_id)
-
-
-def content_parts(content: object) -> list[object]:
-    """Strands tool result content blocks as MCP-style parts: `{"text": t}` becomes
-    `{"type": "text", "text": t}`, `{"json": value}` becomes `value`; media are dropped."""
-    parts: list[object] = []
-    if not isinstance(content, list):
-        logger.warning("moca_agui: skipped a tool result whose content is not a list")
-        return parts
-    for block in content:
-        if isinstance(block, Mapping) and isinstance(block.get("text"), str):
-            parts.append({"type": "text", "text": block["text"]})
-        elif isinstance(block, Mapping) and "json" in block:
-            parts.append(block["json"])
-    return parts
 
 
 def citing(agent: A, options: CitationOptions) -> A:

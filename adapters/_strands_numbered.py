@@ -2,7 +2,7 @@
 
 `NumberedTool(tool)` is `tool` (an `@tool` function, an `MCPClient` tool, any
 `AgentTool`) under the same name and spec, whose successful result the model is sent as
-one text block: what `moca_agui.numbered_result` makes of the result's content. It
+one text block: what `moca_agui.adapter.numbered_result` makes of the result's content. It
 numbers into the run the instrumented `StrandsAgent` put in the call's
 `invocation_state`, or else into the active run.
 """
@@ -16,9 +16,9 @@ from typing import Any
 from strands.types._events import ToolResultEvent
 from strands.types.tools import AgentTool, ToolResult, ToolSpec, ToolUse
 
-from moca_agui import CitationRun, numbered_result
+from moca_agui.adapter import CitationRun, content_parts, numbered_result
 
-from ._strands import RUN_KEY, content_parts
+from ._strands import RUN_KEY
 
 __all__ = ["NumberedTool"]
 
@@ -26,9 +26,10 @@ __all__ = ["NumberedTool"]
 class NumberedTool(AgentTool):
     """A Strands tool whose Reader results show the model each source's run-wide marker."""
 
-    def __init__(self, tool: AgentTool) -> None:
+    def __init__(self, tool: AgentTool, name: str | None = None) -> None:
         super().__init__()
         self.tool = tool
+        self._name = name or tool.tool_name  # the tool name its results number as
 
     @property
     def tool_name(self) -> str:
@@ -58,7 +59,7 @@ class NumberedTool(AgentTool):
         parts = content_parts(result.get("content"))
         run = invocation_state.get(RUN_KEY)
         with run.active() if isinstance(run, CitationRun) else contextlib.nullcontext():
-            shown = numbered_result(self.tool_name, parts)
+            shown = numbered_result(self._name, parts)
         if shown is parts:  # not a Reader's, no source in it, or outside a run
             return result
         return {**result, "content": [{"text": str(shown)}]}

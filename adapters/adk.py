@@ -11,16 +11,10 @@ the JSON sent to the client; a long-running tool's return counts too.
 
 from __future__ import annotations
 
-try:
-    import ag_ui_adk  # type: ignore[import-untyped]  # noqa: F401
-    import google.adk  # noqa: F401
-except ImportError as exc:
-    raise ImportError(
-        "moca_agui's Google ADK adapter needs ag-ui-adk and google-adk: "
-        "pip install -e '.[adk]' from a clone of moca-agui "
-        f"(once released: pip install 'moca-agui[adk]') ({exc})"
-    ) from exc
+from moca_agui.adapter import require
 
-from ._adk import ADKRun, CitingADKAgent, instrumented
+require("Google ADK", "adk", "ag_ui_adk", "google.adk")
 
-__all__ = ["ADKRun", "CitingADKAgent", "instrumented"]
+from ._adk import ADKRun, CitingADKAgent, citing  # noqa: E402
+
+__all__ = ["ADKRun", "CitingADKAgent", "citing"]

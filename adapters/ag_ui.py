@@ -7,14 +7,15 @@ import logging
 from collections.abc import AsyncIterable, Callable
 from typing import Any
 
-from moca_agui import CitationOptions, CitationRun, cite, citing_factory, hookimpl
+from moca_agui import CitationOptions
+from moca_agui.adapter import CitationRun, CitationStream, cited, citing_factory, hookimpl
 
-__all__ = ["cited"]
+__all__ = ["cited_function"]
 
 logger = logging.getLogger("moca_agui")
 
 
-def cited(function: Callable[..., Any], options: CitationOptions) -> Callable[..., Any]:
+def cited_function(function: Callable[..., Any], options: CitationOptions) -> Callable[..., Any]:
     """Wrap a function that returns (or is) an async generator of events."""
 
     def cite_made(events: object) -> object:
@@ -27,7 +28,7 @@ def cited(function: Callable[..., Any], options: CitationOptions) -> Callable[..
                 type(events).__name__,
             )
             return events
-        return cite(events, run=CitationRun(options))
+        return cited(events, CitationStream(CitationRun(options)))
 
     return citing_factory(function, cite_made)
 
@@ -35,9 +36,9 @@ def cited(function: Callable[..., Any], options: CitationOptions) -> Callable[..
 @hookimpl(trylast=True)
 def moca_instrument(target: object, options: CitationOptions) -> object | None:
     if isinstance(target, AsyncIterable):
-        return cite(target, run=CitationRun(options))
+        return cited(target, CitationStream(CitationRun(options)))
     if callable(target) and not isinstance(target, type):  # a function, method or partial
-        return cited(target, options)
+        return cited_function(target, options)
     return None
 
 

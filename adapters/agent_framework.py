@@ -13,18 +13,13 @@ TOOL_CALL_RESULT shown to the client; a failed call gives no source.
 
 from __future__ import annotations
 
-from moca_agui._install import pip_install
+from moca_agui.adapter import require
 
-try:
-    import agent_framework  # noqa: F401
-    import agent_framework_ag_ui  # noqa: F401
-except ImportError as exc:
-    raise ImportError(
-        "moca_agui's Microsoft Agent Framework adapter needs agent-framework-ag-ui: "
-        f"{pip_install('agent-framework')} ({exc})"
-    ) from exc
+require(
+    "Microsoft Agent Framework", "agent-framework", "agent_framework", "agent_framework_ag_ui"
+)
 
-from ._agent_framework import CitingAgentFrameworkAgent, instrumented
-from ._agent_framework_numbered import numbered_tool
+from ._agent_framework import CitingAgentFrameworkAgent, citing  # noqa: E402
+from ._agent_framework_numbered import numbered_tool  # noqa: E402
 
-__all__ = ["CitingAgentFrameworkAgent", "instrumented", "numbered_tool"]
+__all__ = ["CitingAgentFrameworkAgent", "citing", "numbered_tool"]

@@ -12,17 +12,11 @@ content blocks count too.
 
 from __future__ import annotations
 
-from moca_agui._install import pip_install
+from moca_agui.adapter import require
 
-try:
-    import ag_ui_langgraph  # type: ignore[import-untyped]  # noqa: F401
-    import langgraph.graph  # noqa: F401
-except ImportError as exc:
-    raise ImportError(
-        "moca_agui's LangGraph adapter needs ag-ui-langgraph and LangGraph: "
-        f"{pip_install('langgraph')} ({exc})"
-    ) from exc
+require("LangGraph", "langgraph", "ag_ui_langgraph", "langgraph.graph")
 
-from ._langgraph_agent import CitingAgent, citing
+from ._langgraph_agent import CitingAgent, citing  # noqa: E402
+from ._langgraph_numbered import numbered_tool  # noqa: E402
 
-__all__ = ["CitingAgent", "citing"]
+__all__ = ["CitingAgent", "citing", "numbered_tool"]

@@ -11,18 +11,14 @@ MESSAGES_SNAPSHOT gives assistant messages the ids their text streamed with.
 
 from __future__ import annotations
 
-from moca_agui._install import pip_install
+from moca_agui.adapter import require
 
-try:
-    import llama_index.core.workflow
-    import llama_index.protocols.ag_ui.agent  # type: ignore[import-untyped]  # noqa: F401
-except ImportError as exc:  # pragma: no cover - depends on what is installed
-    raise ImportError(
-        "moca_agui.adapters.llama_index needs LlamaIndex's AG-UI protocol: "
-        f"{pip_install('llama-index')}"
-    ) from exc
+require(
+    "LlamaIndex", "llama-index", "llama_index.core.workflow", "llama_index.protocols.ag_ui.agent"
+)
 
-from ._llama_index_targets import cited_factory, cited_workflow, cited_workflow_class
-from ._llama_index_workflow import CitingWorkflow
+from ._llama_index_numbered import numbered_tool  # noqa: E402
+from ._llama_index_targets import cited_factory, citing  # noqa: E402
+from ._llama_index_workflow import CitingWorkflow  # noqa: E402
 
-__all__ = ["CitingWorkflow", "cited_factory", "cited_workflow", "cited_workflow_class"]
+__all__ = ["CitingWorkflow", "cited_factory", "citing", "numbered_tool"]

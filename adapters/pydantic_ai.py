@@ -9,16 +9,11 @@ Reader results are captured from each tool's raw return value (a function tool, 
 
 from __future__ import annotations
 
-from moca_agui._install import pip_install
+from moca_agui.adapter import require
 
-try:
-    import pydantic_ai.ui.ag_ui  # noqa: F401
-except ImportError as exc:
-    raise ImportError(
-        "moca_agui's Pydantic AI adapter needs Pydantic AI with its AG-UI extra: "
-        f"{pip_install('pydantic-ai')} ({exc})"
-    ) from exc
+require("Pydantic AI", "pydantic-ai", "pydantic_ai.ui.ag_ui")
 
-from ._pydantic_ai import CitingAdapter, instrumented
+from ._pydantic_ai import CitingAdapter, citing  # noqa: E402
+from ._pydantic_ai_numbered import NumberedToolset, numbered_toolset  # noqa: E402
 
-__all__ = ["CitingAdapter", "instrumented"]
+__all__ = ["CitingAdapter", "NumberedToolset", "citing", "numbered_toolset"]

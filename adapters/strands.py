@@ -12,18 +12,11 @@ a failed call gives no source. `moca_agui.numbered(tools)` turns Strands tools
 
 from __future__ import annotations
 
-from moca_agui._install import pip_install
+from moca_agui.adapter import require
 
-try:
-    import ag_ui_strands  # type: ignore[import-untyped]  # noqa: F401
-    import strands  # noqa: F401
-except ImportError as exc:
-    raise ImportError(
-        "moca_agui's Strands adapter needs ag-ui-strands and strands-agents: "
-        f"{pip_install('strands')} ({exc})"
-    ) from exc
+require("Strands", "strands", "ag_ui_strands", "strands")
 
-from ._strands import CitingStrandsAgent, citing
-from ._strands_numbered import NumberedTool
+from ._strands import CitingStrandsAgent, citing  # noqa: E402
+from ._strands_numbered import NumberedTool  # noqa: E402
 
 __all__ = ["CitingStrandsAgent", "NumberedTool", "citing"]

@@ -1,34 +1,28 @@
 """moca-agui: show the MOCA sources an agent's answer cites, in any AG-UI user interface.
 
-`cite(events)` wraps any stream of `ag_ui.core` events; `instrument(agent)` turns a
-framework's agent into one that sends `moca.citations`, through that framework's adapter.
+What a service author calls: `instrument(agent)` turns a framework's AG-UI agent into one
+that sends `moca.citations` (through that framework's adapter), `cite(events)` wraps any
+stream of `ag_ui.core` events, `moca_agui.asgi.CitationMiddleware` any ASGI service that
+streams SSE; `numbered(tools)` shows the model each source's marker, `reader_lookup`
+turns compact search results into whole records. Writing a plugin or an adapter:
+`moca_agui.adapter`.
 
-The data path, one module each:
-  tool result  -> `_extract` reads a Reader result's records and compact results
-               -> `_run.CitationRun.capture` keeps them for this run only
-  run ledger   -> `_ledger` numbers each entry (node and span) in the order the model saw it
-  resolution   -> `_references` finds refs and markers in the answer; `_run` resolves
-                  them to records the run captured (`lookup` for compact results)
-  event        -> `_citations` builds one `moca.citations` event per assistant message
-  placement    -> `_follow` reads the stream as @ag-ui/client does; `_stream.cite` sends
-                  each event after its message ends and before RUN_FINISHED
+The data path, one folder each (CONTRIBUTING.md draws it):
+  records/  what a Reader result holds, which records are valid, what an answer names,
+            the event built from them (no state)
+  plugins/  the hooks, the plugin manager, the built-in plugin, `instrument`, `numbered`
+  run/      one run's state: results in the order the model saw them, answers, resolution
+  stream/   where the events go: the stream followed as the client reads it
 """
 
 from importlib.metadata import version as _version
 
-from ._citations import EVENT_NAME, EVENT_VERSION, Citation
-from ._extract import CompactResult
-from ._instrument import instrument, uninstrument
-from ._ledger import Entry
-from ._lookup import reader_lookup
-from ._numbered import numbered, numbered_result
-from ._options import DEFAULT_READER_TOOLS, CitationOptions
-from ._records import InvalidRecord, as_record
-from ._references import Mention
-from ._run import CitationRun
-from ._stream import cite, tap
-from ._variants import citing_class, citing_copy, citing_factory, options_of
-from .hookspecs import hookimpl
+from .options import DEFAULT_READER_TOOLS, CitationOptions, Lookup, OptionKeywords
+from .plugins.instrument import instrument, uninstrument
+from .plugins.numbered import numbered
+from .records.event import EVENT_NAME, EVENT_VERSION
+from .run.lookups import reader_lookup
+from .stream.cite import cite
 
 __version__ = _version("moca-agui")
 
@@ -36,25 +30,13 @@ __all__ = [
     "DEFAULT_READER_TOOLS",
     "EVENT_NAME",
     "EVENT_VERSION",
-    "Citation",
     "CitationOptions",
-    "CitationRun",
-    "CompactResult",
-    "Entry",
-    "InvalidRecord",
-    "Mention",
+    "Lookup",
+    "OptionKeywords",
     "__version__",
-    "as_record",
     "cite",
-    "citing_class",
-    "citing_copy",
-    "citing_factory",
-    "hookimpl",
     "instrument",
     "numbered",
-    "numbered_result",
-    "options_of",
     "reader_lookup",
-    "tap",
     "uninstrument",
 ]

@@ -13,9 +13,9 @@ import logging
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any, Unpack
 
-from ._options import CitationOptions, OptionKeywords, _names
-from ._run import CitationRun
-from ._sse import SSECitations
+from .options import CitationOptions, OptionKeywords, names
+from .run import CitationRun
+from .stream.sse import SSECitations
 
 __all__ = ["CitationMiddleware"]
 
@@ -42,7 +42,7 @@ class CitationMiddleware:
         self, app: ASGIApp, *, paths: Iterable[str] | None = None, **options: Unpack[OptionKeywords]
     ) -> None:
         self.app = app
-        self.paths = None if paths is None else _names(paths, "paths")
+        self.paths = None if paths is None else names(paths, "paths")
         self.options = CitationOptions.from_kwargs(**options)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -114,5 +114,5 @@ class _Response:
 
     async def close(self) -> None:
         if self._sse is not None:
-            await self._sse.close()
+            self._sse.close()
             self._sse = None

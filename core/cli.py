@@ -8,7 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from . import __version__
-from ._install import pip_install
+from .plugins.install import pip_install
 
 
 def build_parser() -> argparse.ArgumentParser:

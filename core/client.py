@@ -26,9 +26,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from ._citations import EVENT_VERSION
-from ._follow import Follower, StreamSink
-from ._records import InvalidRecord, as_record
+from .records.event import EVENT_VERSION
+from .stream.follow import Follower, StreamSink
+from .records.schema import InvalidRecord, as_record
 
 __all__ = [
     "POSITIVE_OUTCOMES",
@@ -187,7 +187,7 @@ class ClientMessage:
 class Conversation:
     """The assistant messages of an AG-UI stream and the citations attached to them.
 
-    The stream is followed as `@ag-ui/client` follows it (`moca_agui._follow`, which
+    The stream is followed as `@ag-ui/client` follows it (`moca_agui.stream.follow`, which
     `cite` and `moca-agui check` use too): a chunk without `messageId` continues the open
     chunked message only until another event closes it.
     """

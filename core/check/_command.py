@@ -7,7 +7,7 @@ import json
 import sys
 from dataclasses import asdict
 
-from .._options import DEFAULT_READER_TOOLS
+from ..options import DEFAULT_READER_TOOLS
 from ._rules import check_events
 from ._source import SourceError, read_source
 

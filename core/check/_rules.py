@@ -1,8 +1,8 @@
 """The rules `moca-agui check` applies to a stream: MOCA citations over AG-UI 0.6.0, §2 and
 §3, as far as the stream shows them.
 
-The stream is followed as `cite` and `moca_agui.client` follow it (`moca_agui._follow`),
-and Reader results are read with the extraction `cite` uses (`moca_agui._extract`).
+The stream is followed as `cite` and `moca_agui.client` follow it (`moca_agui.stream.follow`),
+and Reader results are read with the extraction `cite` uses (`moca_agui.records.extract`).
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from .._extract import CompactResult, numbered_items, reader_items
-from .._follow import Follower, StreamSink
-from .._options import DEFAULT_READER_TOOLS
-from .._references import find_markers, find_refs
+from ..records.extract import CompactResult, numbered_items, reader_items
+from ..stream.follow import Follower, StreamSink
+from ..options import DEFAULT_READER_TOOLS
+from ..records.references import find_markers, find_refs
 from ..client import ClientCitation, read_value, wire_event
 
 __all__ = ["Finding", "check_events"]

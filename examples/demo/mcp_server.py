@@ -12,7 +12,7 @@ import inspect
 import json
 from typing import Any, Literal
 
-from moca_agui._install import pip_install
+from moca_agui.adapter import pip_install
 
 try:
     from mcp.types import CallToolResult

@@ -28,7 +28,7 @@ from starlette.responses import Response
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp
 
-from moca_agui._install import pip_install
+from moca_agui.adapter import pip_install
 from moca_agui.check._source import run_input as check_run_input
 from moca_agui.cli import port_number
 

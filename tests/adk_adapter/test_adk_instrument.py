@@ -42,7 +42,7 @@ async def test_an_instance_is_copied_citing_and_the_original_is_left_as_it_was()
     assert citation_events(await post(endpoint(plain), "q")) == []  # the original: unchanged
     again = moca_agui.instrument(cited)
     assert moca_agui.uninstrument(again) is plain
-    assert moca_agui.options_of(again).include_text is True
+    assert moca_agui.adapter.options_of(again).include_text is True
 
 
 async def test_the_class_is_instrumented_idempotently_and_reversibly():

@@ -36,6 +36,7 @@ from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.tools.long_running_tool import LongRunningFunctionTool
 
 import moca_agui
+import moca_agui.adapter
 from support import citation_events, ref
 
 pytestmark = pytest.mark.filterwarnings("ignore:\\[EXPERIMENTAL\\]:UserWarning")
@@ -307,7 +308,7 @@ async def test_concurrent_runs_of_one_agent_each_cite_only_their_own_reads():
     for question, stream in zip(questions, streams, strict=True):
         node = ref(nodes[question])
         assert cited(stream) == [[("[1]", node)]], question
-    assert moca_agui.CitationRun.current() is None  # no run is left active in this context
+    assert moca_agui.adapter.CitationRun.current() is None  # no run is left active in this context
 
 
 async def test_a_malformed_reader_result_is_skipped_and_the_answer_flows_on(caplog):

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from ag_ui.core import EventType, TextMessageContentEvent, TextMessageStartEvent
 
-from moca_agui._references import find_refs
+from moca_agui.records.references import find_refs
 from support import record, ref
 
 from .streams import (

@@ -22,6 +22,7 @@ from starlette.responses import StreamingResponse
 from starlette.routing import Route
 
 import moca_agui
+import moca_agui.adapter
 from support import other_tasks, record, ref, settled
 
 from .streams import answer, reader_call, run
@@ -55,7 +56,7 @@ class Agent:
 async def test_aclose_mid_stream_closes_the_agent_stream() -> None:
     baseline = set(asyncio.all_tasks())
     agent = Agent()
-    citation_run = moca_agui.CitationRun()
+    citation_run = moca_agui.adapter.CitationRun()
     gone = weakref.ref(citation_run)
     cited = moca_agui.cite(agent.events(), run=citation_run)
     del citation_run
@@ -112,12 +113,12 @@ async def test_cancelled_while_a_lookup_is_pending() -> None:
 # -- over real HTTP ------------------------------------------------------------------------
 
 
-def app_for(agent: Agent, runs: list[weakref.ref[moca_agui.CitationRun]]) -> Starlette:
+def app_for(agent: Agent, runs: list[weakref.ref[moca_agui.adapter.CitationRun]]) -> Starlette:
     """A bare-SDK AG-UI endpoint with the README's one line: `moca_agui.cite(...)`."""
 
     async def endpoint(request: Request) -> StreamingResponse:
         encoder = EventEncoder()
-        citation_run = moca_agui.CitationRun()
+        citation_run = moca_agui.adapter.CitationRun()
         runs.append(weakref.ref(citation_run))
         events = moca_agui.cite(agent.events(), run=citation_run)
         return StreamingResponse(
@@ -148,7 +149,7 @@ async def serving(app: Starlette) -> AsyncIterator[str]:
 
 async def test_a_client_disconnecting_over_http_leaves_nothing_behind() -> None:
     agent = Agent()
-    runs: list[weakref.ref[moca_agui.CitationRun]] = []
+    runs: list[weakref.ref[moca_agui.adapter.CitationRun]] = []
     async with serving(app_for(agent, runs)) as url:
         baseline = set(asyncio.all_tasks())
         lines = []

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 import moca_agui
+import moca_agui.adapter
 from moca_agui.plugins import get_plugin_manager
 from support import record, ref
 
@@ -25,13 +26,12 @@ from .streams import (
     run,
 )
 
-RESOLUTION_HOOKS = {"moca_marker_table", "moca_find_references", "moca_modify_citations"}
+RESOLUTION_HOOKS = {"moca_marker_table", "moca_find_references"}
 HOOKS = [
     "moca_is_reader_tool",
     "moca_reader_items",
     "moca_marker_table",
     "moca_find_references",
-    "moca_modify_citations",
 ]
 
 
@@ -49,29 +49,26 @@ class RaisingPlugin:
         if hook in self.broken:
             raise Broken(f"{hook} of a third-party plugin failed")
 
-    @moca_agui.hookimpl(tryfirst=True)
+    @moca_agui.adapter.hookimpl(tryfirst=True)
     def moca_instrument(self, target: object, options: object) -> None:
         self._maybe_raise("moca_instrument")
 
-    @moca_agui.hookimpl(tryfirst=True)
+    @moca_agui.adapter.hookimpl(tryfirst=True)
     def moca_is_reader_tool(self, tool_name: str, options: object) -> None:
         self._maybe_raise("moca_is_reader_tool")
 
-    @moca_agui.hookimpl(tryfirst=True)
+    @moca_agui.adapter.hookimpl(tryfirst=True)
     def moca_reader_items(self, tool_name: str, result: object) -> None:
         self._maybe_raise("moca_reader_items")
 
-    @moca_agui.hookimpl(tryfirst=True)
-    def moca_marker_table(self, refs: object) -> None:
+    @moca_agui.adapter.hookimpl(tryfirst=True)
+    def moca_marker_table(self, entries: object) -> None:
         self._maybe_raise("moca_marker_table")
 
-    @moca_agui.hookimpl(tryfirst=True)
+    @moca_agui.adapter.hookimpl(tryfirst=True)
     def moca_find_references(self, text: str, refs: object, markers: object) -> None:
         self._maybe_raise("moca_find_references")
 
-    @moca_agui.hookimpl(tryfirst=True)
-    def moca_modify_citations(self, message_id: str, text: str, citations: object) -> None:
-        self._maybe_raise("moca_modify_citations")
 
 
 @pytest.fixture

@@ -21,6 +21,7 @@ from ag_ui.core import BaseEvent
 from ag_ui.encoder import EventEncoder
 
 import moca_agui
+import moca_agui.adapter
 from support import example_record, record, record_validator, ref
 
 from .streams import (
@@ -267,7 +268,7 @@ def cyclic() -> Parts:
     return parts
 
 
-async def citable(citation_run: moca_agui.CitationRun) -> list[str]:
+async def citable(citation_run: moca_agui.adapter.CitationRun) -> list[str]:
     """The refs a message citing BAD and GOOD gets from `citation_run`, in order."""
     citation_run.add_text("answer-1", f"{BAD_REF} and {ref(GOOD)}")
     event = await citation_run.event_for("answer-1")
@@ -280,7 +281,7 @@ async def assert_capture_skipped(
 ) -> None:
     """`result` handed to `CitationRun.capture` (the adapters' path) is skipped with a
     warning holding `fragments`; GOOD, captured beside it, is still cited."""
-    citation_run = moca_agui.CitationRun()
+    citation_run = moca_agui.adapter.CitationRun()
     citation_run.capture("moca_get_node", GOOD)
     citation_run.capture("moca_get_node", result)
     assert await citable(citation_run) == [ref(GOOD)]
@@ -413,7 +414,7 @@ async def test_nan_and_infinity_are_skipped(
 async def test_nan_and_infinity_in_python_results_are_skipped(
     caplog: pytest.LogCaptureFixture, number: float
 ) -> None:
-    citation_run = moca_agui.CitationRun()
+    citation_run = moca_agui.adapter.CitationRun()
     citation_run.capture("moca_search", {"query": "q", "results": [{**BAD, "score": number}, GOOD]})
     assert await citable(citation_run) == [ref(GOOD)]
     assert logged(caplog, logging.WARNING, "skipped an invalid record", "not plain JSON")
@@ -439,7 +440,7 @@ async def test_a_dict_subclass_is_copied_from_what_it_holds() -> None:
     """pydantic's writer reads a dict subclass's own items, as the event's encoder would
     read the record: a copy of what it holds is cited, whatever its methods do."""
     held = _Unreadable(BAD["trust"])
-    citation_run = moca_agui.CitationRun()
+    citation_run = moca_agui.adapter.CitationRun()
     citation_run.capture("moca_search", {"query": "q", "results": [{**BAD, "trust": held}]})
     citation_run.add_text("m1", f"See {BAD_REF}.")
     event = await citation_run.event_for("m1")
@@ -459,7 +460,7 @@ async def test_a_python_records_entry_is_read_from_its_copy() -> None:
     the two are one citation."""
     spanned = {**GOOD, "span": {"start": _Bound.ZERO, "end": _Bound.FIVE}}
     plain = {**GOOD, "span": {"start": 0, "end": 5}}
-    citation_run = moca_agui.CitationRun()
+    citation_run = moca_agui.adapter.CitationRun()
     citation_run.capture("moca_search", {"query": "q", "results": [spanned, plain]})
     citation_run.add_text("m1", "See [1] and [2].")
     event = await citation_run.event_for("m1")

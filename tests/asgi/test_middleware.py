@@ -179,7 +179,7 @@ def test_the_typed_keywords_are_the_options() -> None:
     """`OptionKeywords` (what type checkers see of `**options`) names every option."""
     from dataclasses import fields
 
-    from moca_agui._options import OptionKeywords
+    from moca_agui.options import OptionKeywords
 
     assert set(OptionKeywords.__annotations__) == {
         f.name for f in fields(moca_agui.CitationOptions)
@@ -307,24 +307,23 @@ async def test_options_reach_every_request_and_state_does_not() -> None:
     assert value["citations"] and all("text" not in c["record"] for c in value["citations"])
 
 
-async def test_a_cite_that_breaks_its_contract_costs_citations_not_the_stream(
+async def test_a_citation_layer_that_breaks_costs_citations_not_the_stream(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """Should `cite` ever read ahead (ask for an event before sending back the last),
-    the layer turns citations off, logs why, and the stream flows on as it came."""
+    """Should making a run's citation events ever fail, the layer turns citations off,
+    logs why, and the stream flows on as it came."""
 
-    async def reading_ahead(events: Any, *, run: Any) -> Any:
-        async for event in events:
-            yield event.model_copy()  # a copy: never the event it was given
+    async def broken(self: Any) -> Any:
+        raise RuntimeError("the citation events could not be made")
 
-    monkeypatch.setattr("moca_agui._sse.cite", reading_ahead)
+    monkeypatch.setattr("moca_agui.stream.sse.CitationStream.flush", broken)
     body = encoded(RUNS["records and a marker"])
     with caplog.at_level(logging.ERROR, logger="moca_agui"):
         response = await post(CitationMiddleware(chunked([body])))
     assert response.content == body
     (error,) = [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert "citations off for POST /" in error.getMessage()
-    assert "before it sent back the one it was given" in str(error.exc_info[1])
+    assert "could not be made" in str(error.exc_info[1])
 
 
 async def test_numbered_reader_tools_the_app_runs_number_into_the_requests_run() -> None:
@@ -365,7 +364,7 @@ async def test_an_event_that_never_ends_is_not_held_back(
 ) -> None:
     """Past MAX_PENDING_BYTES of one unfinished event, citations are off and the bytes
     flow on as they come: a broken stream costs no unbounded memory, and loses nothing."""
-    monkeypatch.setattr("moca_agui._sse.MAX_PENDING_BYTES", 1000)
+    monkeypatch.setattr("moca_agui.stream.sse.MAX_PENDING_BYTES", 1000)
     head = encoded(RUNS["records and a marker"][:3])
     chunks = [head, b'data: {"type":"TEXT_MESSAGE_CONTENT","delta":"' + b"x" * 600, b"y" * 600]
     chunks += [b"z" * 10, b'"}\n\n', encoded(RUNS["records and a marker"][3:])]

@@ -17,7 +17,7 @@ from starlette.requests import Request
 from starlette.responses import StreamingResponse
 from starlette.routing import Route
 
-from moca_agui._sse import SSECitations
+from moca_agui.stream.sse import SSECitations
 from moca_agui.asgi import CitationMiddleware
 from moca_agui.demo.server import served
 from streams import message, run, tool_call

@@ -26,6 +26,7 @@ from typing import Any
 from workload import ROOT, machine, node_record, prose, ref, table
 
 import moca_agui
+import moca_agui.adapter
 
 PLOT = ROOT / "BENCHMARKS-scaling.png"
 FLOOR = re.compile(r"\S+")  # one regex pass over every word of the text
@@ -68,14 +69,14 @@ def answer_text(size: int, records: Sequence[dict[str, Any]], cites: int) -> str
     return "".join(parts)[:size]
 
 
-def captured(records: Sequence[dict[str, Any]]) -> moca_agui.CitationRun:
-    citation_run = moca_agui.CitationRun()
+def captured(records: Sequence[dict[str, Any]]) -> moca_agui.adapter.CitationRun:
+    citation_run = moca_agui.adapter.CitationRun()
     for start in range(0, len(records), 10):
         citation_run.capture("moca_search", {"query": "q", "results": records[start : start + 10]})
     return citation_run
 
 
-def resolve(citation_run: moca_agui.CitationRun, text: str) -> Callable[[], Awaitable[Any]]:
+def resolve(citation_run: moca_agui.adapter.CitationRun, text: str) -> Callable[[], Awaitable[Any]]:
     """The resolution of one answer `text`: finding what it cites and building its event."""
 
     async def action() -> Any:

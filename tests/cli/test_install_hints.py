@@ -45,7 +45,7 @@ def test_every_pypi_hint_comes_with_the_install_from_a_clone() -> None:
 
 
 def test_adapter_hints_are_built_by_one_helper() -> None:
-    from moca_agui._install import pip_install
+    from moca_agui.adapter import pip_install
 
     assert pip_install("langgraph,demo") == (
         "pip install -e '.[langgraph,demo]' in a clone of moca-agui "

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 import moca_agui
+import moca_agui.adapter
 from moca_agui.client import safe_url, trust_badges
 from support import ROOT
 
@@ -48,8 +49,8 @@ def test_safe_url(case: dict[str, Any]) -> None:
 @pytest.mark.parametrize("case", CASES["records"], ids=lambda c: c["name"])
 def test_record_validity(case: dict[str, Any]) -> None:
     try:
-        moca_agui.as_record(case_record(case))
-    except moca_agui.InvalidRecord:
+        moca_agui.adapter.as_record(case_record(case))
+    except moca_agui.adapter.InvalidRecord:
         assert not case["valid"]
     else:
         assert case["valid"]

@@ -20,6 +20,7 @@ from ag_ui.core import (
 from pydantic_core import to_json
 
 import moca_agui
+import moca_agui.adapter
 from streams import message, run, run_error, run_finished, run_started, source, tool_call
 from support import (
     assert_valid_stream,
@@ -301,7 +302,7 @@ async def test_an_event_exactly_at_the_size_budget_is_sent_whole():
 async def captured_event(
     result: Any, cites: list[dict[str, Any]] | None = None, **options: Any
 ) -> dict[str, Any]:
-    citation_run = moca_agui.CitationRun(moca_agui.CitationOptions(**options))
+    citation_run = moca_agui.adapter.CitationRun(moca_agui.CitationOptions(**options))
     citation_run.capture("moca_search", result)
     citation_run.add_text("m1", " ".join(ref(r) for r in cites or result["results"]))
     event = await citation_run.event_for("m1")
@@ -489,7 +490,7 @@ async def test_closing_the_cited_stream_closes_the_source():
 
 
 async def test_a_run_fed_raw_tool_values_does_not_read_the_wire_content_again():
-    run_state = moca_agui.CitationRun(moca_agui.CitationOptions())
+    run_state = moca_agui.adapter.CitationRun(moca_agui.CitationOptions())
     run_state.reads_tool_call_results = False
     run_state.capture("moca_get_node", B)  # as an adapter hands over the raw return value
     events = run(tool_call("c1", "moca_get_node", A), message("m1", f"{ref(A)} {ref(B)}"))

@@ -1,4 +1,4 @@
-"""The Reader result shapes the core recognises (`moca_agui._extract.reader_items`)."""
+"""The Reader result shapes the core recognises (`moca_agui.records.extract.reader_items`)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pytest
 from ag_ui.core import TextMessageChunkEvent, ToolCallResultEvent, ToolCallStartEvent
 
 import moca_agui
-from moca_agui import CompactResult
-from moca_agui._extract import reader_items
+from moca_agui.adapter import CompactResult
+from moca_agui.records.extract import reader_items
 from streams import run, source
 from support import citation_events, collect, record, ref
 

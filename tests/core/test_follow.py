@@ -10,7 +10,7 @@ import pytest
 from ag_ui.core import Event
 from pydantic import TypeAdapter
 
-from moca_agui._follow import Follower, StreamSink
+from moca_agui.stream.follow import Follower, StreamSink
 
 EVENT: TypeAdapter[Any] = TypeAdapter(Event)
 #: The chunk cases the real @ag-ui/client is tested against too (js/test/chunks.test.js).

@@ -1,5 +1,5 @@
 """How adapters' plugins recognise a framework's objects: classes named `"module:Class"`,
-found only in modules the application imported (`moca_agui._imported`)."""
+found only in modules the application imported (`moca_agui.plugins.imported`)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import moca_agui
-from moca_agui._imported import instance_of, instance_or_subclass_of, subclass_of
+from moca_agui.plugins.imported import instance_of, instance_or_subclass_of, subclass_of
 from support import ROOT
 
 

@@ -21,6 +21,7 @@ from ag_ui.core import (
 )
 
 import moca_agui
+import moca_agui.adapter
 from moca_agui.check import check_events
 from streams import message, run_finished, run_started
 from support import citation_events, cited_as_shown, collect, copied_answer, record, ref
@@ -133,7 +134,7 @@ async def test_a_result_with_no_source_and_a_tool_that_is_not_a_reader_are_shown
     def moca_get_node(node_id: str) -> dict[str, Any]:
         return {"error": f"no node {node_id}"}
 
-    run = moca_agui.CitationRun()
+    run = moca_agui.adapter.CitationRun()
     with run.active():
         assert moca_agui.numbered(web_fetch)(url="x") == {"query": "q", "results": [A]}
         assert moca_agui.numbered(moca_get_node)(node_id="x") == {"error": "no node x"}
@@ -208,7 +209,7 @@ async def test_a_result_that_cannot_be_shown_numbers_nothing_the_model_could_rea
     entry, so `[1]` names nothing; the next result shown is numbered on from there."""
     unwritable = record("a.md")
     unwritable["evidence"] = [{"source": {(1, 2): 3}}]
-    citation_run = moca_agui.CitationRun()
+    citation_run = moca_agui.adapter.CitationRun()
     with pytest.raises(TypeError):
         citation_run.numbered("moca_search", {"results": [unwritable, record("b.md")]})
     shown = json.loads(str(citation_run.numbered("moca_search", {"results": [record("c.md")]})))

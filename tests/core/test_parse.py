@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from moca_agui._extract import _parsed, parse_json
+from moca_agui.records.extract import _parsed, parse_json
 from support import record
 
 

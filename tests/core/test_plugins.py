@@ -12,7 +12,7 @@ from pluggy import PluginValidationError
 from pydantic_core import to_json
 
 import moca_agui
-from moca_agui import Citation, Mention
+from moca_agui.adapter import Citation, Mention
 from moca_agui.plugins import get_plugin_manager
 from streams import message, run, source, tool_call
 from support import citation_events, collect, record, ref, wire, without_citations
@@ -37,7 +37,7 @@ def register() -> Iterator:
 
 async def test_a_plugin_can_say_which_tools_are_readers(register):
     class KbTools:
-        @moca_agui.hookimpl
+        @moca_agui.adapter.hookimpl
         def moca_is_reader_tool(self, tool_name, options):
             return True if tool_name.startswith("kb_") else None
 
@@ -50,11 +50,11 @@ async def test_a_plugin_can_say_which_tools_are_readers(register):
 
 async def test_a_plugin_can_replace_the_marker_table_and_find_other_markers(register):
     class Letters:
-        @moca_agui.hookimpl
-        def moca_marker_table(self, refs):
-            return {f"[{chr(ord('a') + i)}]": r for i, r in enumerate(refs)}
+        @moca_agui.adapter.hookimpl
+        def moca_marker_table(self, entries):
+            return {f"[{chr(ord('a') + i)}]": e for i, e in enumerate(entries)}
 
-        @moca_agui.hookimpl
+        @moca_agui.adapter.hookimpl
         def moca_find_references(self, text, refs, markers):
             at = text.find("(see the second)")
             return [Mention(at, at + 16, list(refs)[1])] if at >= 0 else []
@@ -66,40 +66,9 @@ async def test_a_plugin_can_replace_the_marker_table_and_find_other_markers(regi
     assert value["citations"] == [{"marker": "[b]", "record": B}, {"marker": "[a]", "record": A}]
 
 
-async def test_modify_citations_can_remove_but_not_add_or_reorder(register):
-    forged = record("forged.md")
-
-    class Editor:
-        @moca_agui.hookimpl
-        def moca_modify_citations(self, message_id, text, citations: list[Citation]):
-            assert [c.ref for c in citations] == [ref(A), ref(B)]
-            citations.reverse()
-            citations.append(Citation(forged, "[9]"))
-            del citations[0]  # B
-
-    register(Editor())
-    events = run(tool_call("c1", "moca_search", {"query": "q", "results": [A, B]}),
-                 message("m1", f"{ref(A)} {ref(B)}"))  # fmt: skip
-    [value] = citation_events(await collect(moca_agui.cite(source(events))))
-    assert value["citations"] == [{"record": A}]
-
-
-async def test_a_marker_a_plugin_sets_that_is_not_text_is_dropped(register, caplog):
-    class Numbers:
-        @moca_agui.hookimpl
-        def moca_modify_citations(self, message_id, text, citations):
-            citations[0].marker = 1
-
-    register(Numbers())
-    events = run(tool_call("c1", "moca_get_node", A), message("m1", "[1]"))
-    stream = await collect(moca_agui.cite(source(events)))
-    assert citation_events(stream)[0]["citations"] == [{"record": A}]
-    assert "dropped a marker that is not text" in caplog.text
-
-
 async def test_a_plugin_failing_in_resolution_sends_no_event_and_changes_nothing(register, caplog):
     class Broken:
-        @moca_agui.hookimpl
+        @moca_agui.adapter.hookimpl
         def moca_find_references(self, text, refs, markers):
             raise RuntimeError("plugin bug")
 
@@ -159,13 +128,13 @@ class CitingRobot:
     def __init__(self, robot, options):
         self.robot, self.options = robot, options
 
-@moca_agui.hookimpl
+@moca_agui.adapter.hookimpl
 def moca_instrument(target, options):
     if isinstance(target, Robot):
         return CitingRobot(target, options)
     return None
 
-@moca_agui.hookimpl
+@moca_agui.adapter.hookimpl
 def moca_install_hint():
     return "a Robot: pip install robot-plugin"
 """
@@ -208,7 +177,7 @@ def test_a_misspelled_hook_fails_loudly_when_citations_are_set_up(third_party):
     third_party("""
         import moca_agui
 
-        @moca_agui.hookimpl
+        @moca_agui.adapter.hookimpl
         def moca_instrumnet(target, options):
             return None
     """)
@@ -228,7 +197,7 @@ async def test_reader_items_plugins_get_the_runs_options(register):
     seen = []
 
     class Items:
-        @moca_agui.hookimpl
+        @moca_agui.adapter.hookimpl
         def moca_reader_items(self, tool_name, result, options):
             seen.append(options.reader_tools)
 
@@ -248,20 +217,6 @@ async def test_an_instrumented_function_that_returns_no_stream_passes_it_through
     cited = moca_agui.instrument(not_an_agent)
     assert cited(1) == {"answer": 1}
     assert "returned dict, not an async iterable of AG-UI events" in caplog.text
-
-
-async def test_a_plugin_changing_what_it_is_shown_changes_nothing_that_is_sent(register):
-    class Meddler:
-        @moca_agui.hookimpl
-        def moca_modify_citations(self, message_id, text, citations):
-            citations[0].record["trust"]["stale"] = True
-            citations[0].record["node"]["title"] = "<b>changed</b>"
-            citations[0].marker = "[A]"
-
-    register(Meddler())
-    events = run(tool_call("c1", "moca_get_node", A), message("m1", ref(A)))
-    [value] = citation_events(await collect(moca_agui.cite(source(events))))
-    assert value["citations"] == [{"marker": "[A]", "record": A}]
 
 
 async def test_instrument_takes_methods_and_partials_too():
@@ -284,7 +239,7 @@ async def test_records_a_plugin_puts_in_place_of_the_readers_are_copied_and_meas
     shared = ["the plugin's own list"]
 
     class Enrich:
-        @moca_agui.hookimpl(wrapper=True)
+        @moca_agui.adapter.hookimpl(wrapper=True)
         def moca_reader_items(self, tool_name, result, options):
             items = yield
             for i, item in enumerate(items):
@@ -295,7 +250,7 @@ async def test_records_a_plugin_puts_in_place_of_the_readers_are_copied_and_meas
     register(Enrich())
     found = [record(f"{i}.md", text="t" * 50) for i in range(3)]
     result = json.dumps({"results": found})
-    citation_run = moca_agui.CitationRun(moca_agui.CitationOptions(max_event_bytes=len(result)))
+    citation_run = moca_agui.adapter.CitationRun(moca_agui.CitationOptions(max_event_bytes=len(result)))
     citation_run.capture("moca_search", result)
     kept = [seen.records[0][0] for seen in citation_run._ledger.entries()]
     assert [r["profiles"] is shared for r in kept] == [False, False, False]
@@ -311,11 +266,11 @@ async def test_a_found_marker_that_is_not_text_is_dropped_and_its_source_still_c
     register, caplog
 ):
     class Numbers:
-        @moca_agui.hookimpl
-        def moca_marker_table(self, refs):
-            return {7: refs[0]}
+        @moca_agui.adapter.hookimpl
+        def moca_marker_table(self, entries):
+            return {7: entries[0]}
 
-        @moca_agui.hookimpl
+        @moca_agui.adapter.hookimpl
         def moca_find_references(self, text, refs, markers):
             return [Mention(0, 3, next(iter(refs)), 7)] if text.startswith("see") else []
 

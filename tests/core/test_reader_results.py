@@ -11,8 +11,8 @@ import pytest
 from mcp.types import CallToolResult
 
 import moca_agui
-from moca_agui import CompactResult
-from moca_agui._extract import reader_items
+from moca_agui.adapter import CompactResult
+from moca_agui.records.extract import reader_items
 from streams import message, run, source, tool_call
 from support import SHARED, citation_events, collect
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from moca_agui import InvalidRecord, as_record
+from moca_agui.adapter import InvalidRecord, as_record
 from support import CITATION_RECORD_SCHEMA, example_record, record, record_validator
 
 SCHEMA = json.loads(CITATION_RECORD_SCHEMA.read_text(encoding="utf-8"))

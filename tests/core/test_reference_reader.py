@@ -13,6 +13,7 @@ import pytest
 from reference_calls import LOOKUP, answer, by_get_node, expected, reference_calls
 
 import moca_agui
+import moca_agui.adapter
 from streams import message, run, source, tool_call
 from support import citation_events, collect
 
@@ -61,7 +62,7 @@ async def test_a_lookup_may_change_what_reader_lookup_gave_it() -> None:
         record["text"] = "y" * 5000
         return record
 
-    citation_run = moca_agui.CitationRun(
+    citation_run = moca_agui.adapter.CitationRun(
         moca_agui.CitationOptions(lookup=enriched, max_event_bytes=3000)
     )
     citation_run.capture("moca_search", {"query": "q", "results": [{"ref": ref, "title": "A"}]})

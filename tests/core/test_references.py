@@ -6,7 +6,7 @@ import unicodedata
 
 import pytest
 
-from moca_agui._references import Mention, find_markers, find_refs
+from moca_agui.records.references import Mention, find_markers, find_refs
 from support import record, ref
 
 A = ref(record("a.md"))

@@ -6,7 +6,8 @@ import asyncio
 from typing import Generic, TypeVar
 
 import moca_agui
-from moca_agui import CitationOptions, citing_class, citing_copy, citing_factory, options_of
+from moca_agui import CitationOptions
+from moca_agui.adapter import citing_class, citing_copy, citing_factory, options_of
 
 T = TypeVar("T")
 QUIET = CitationOptions(include_text=False)

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 import moca_agui
+import moca_agui.adapter
 from moca_agui.demo.reader import load_records
 from support import ROOT, record_validator
 
@@ -43,7 +44,7 @@ def test_every_content_file_has_exactly_one_record() -> None:
 @pytest.mark.parametrize("record", RECORDS, ids=lambda r: r["node"]["path"])
 def test_record_is_valid_against_the_official_schema(record: dict[str, Any]) -> None:
     record_validator().validate(record)
-    assert moca_agui.as_record(record) == record
+    assert moca_agui.adapter.as_record(record) == record
 
 
 @pytest.mark.parametrize("record", RECORDS, ids=lambda r: r["node"]["path"])

@@ -13,6 +13,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 import moca_agui
+import moca_agui.adapter
 from moca_agui.demo.model import DEMO_QUESTION, KNOWN_QUESTIONS, next_step
 from moca_agui.demo.reader import DemoReader, load_records
 from moca_agui.demo.steps import Answer, ToolCall, ToolResult
@@ -53,7 +54,7 @@ def test_search_answers_compact_results_by_default(reader: DemoReader) -> None:
     }
     assert second["ref"] == HANDBOOK + "hive-placement.md"
     assert second["evidenceMatched"] is False
-    assert not moca_agui.CitationRun().is_reader_tool("not_a_reader")  # sanity of the core
+    assert not moca_agui.adapter.CitationRun().is_reader_tool("not_a_reader")  # sanity of the core
 
 
 def test_search_full_gives_whole_records_with_a_score(reader: DemoReader) -> None:
@@ -183,7 +184,7 @@ def run_model(question: str, reader: DemoReader) -> tuple[list[ToolResult], str]
 async def cited(question: str, reader: DemoReader) -> tuple[str, list[dict[str, Any]]]:
     """The answer, and the citations moca_agui's core sends for it."""
     results, text = run_model(question, reader)
-    run = moca_agui.CitationRun()
+    run = moca_agui.adapter.CitationRun()
     for result in results:
         run.capture(result.name, json.dumps(result.value))
     run.add_text("m1", text)

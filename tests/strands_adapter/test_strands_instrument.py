@@ -28,7 +28,7 @@ def test_the_instrumented_agent_is_a_copy_of_the_agents_own_class() -> None:
     assert type(original) is StrandsAgent and original._hooks == hooks  # left alone
     assert cited.name == original.name and cited.config is original.config
     assert moca_agui.uninstrument(cited) is original
-    assert moca_agui.options_of(cited).include_text is False
+    assert moca_agui.adapter.options_of(cited).include_text is False
 
 
 def test_instrumenting_again_starts_from_the_original_with_the_new_options() -> None:
@@ -36,7 +36,7 @@ def test_instrumenting_again_starts_from_the_original_with_the_new_options() -> 
     once = moca_agui.instrument(original, include_text=False)
     twice = moca_agui.instrument(once)
     assert moca_agui.uninstrument(twice) is original
-    assert moca_agui.options_of(twice).include_text is True
+    assert moca_agui.adapter.options_of(twice).include_text is True
     assert len(twice._hooks) == len(original._hooks) + 1  # one Reader hook, not two
 
 

@@ -13,15 +13,27 @@ import functools
 import inspect
 import logging
 from collections.abc import Callable
-from typing import Any, TypeVar, cast
+from contextvars import ContextVar
+from typing import Any, Protocol, TypeVar, cast
 
-from ._active import ACTIVE_RUN
 
-__all__ = ["numbered", "numbered_function", "numbered_result"]
+__all__ = ["ACTIVE_RUN", "NumberingRun", "numbered", "numbered_function", "numbered_result"]
 
 logger = logging.getLogger("moca_agui")
 
 T = TypeVar("T")
+
+
+class NumberingRun(Protocol):
+    """A run that numbers Reader results (`moca_agui.adapter.CitationRun`)."""
+
+    def numbered(self, tool_name: str, result: object) -> object: ...
+
+
+#: The run whose agent is running in this context: numbered tools number into it. Set by
+#: `CitationRun.active` and by `cite` while the stream it wraps makes each event; per
+#: context, so concurrent runs never see each other's.
+ACTIVE_RUN: ContextVar[NumberingRun | None] = ContextVar("moca_agui_active_run", default=None)
 
 
 def numbered(target: T, *, name: str | None = None) -> T:
@@ -31,7 +43,7 @@ def numbered(target: T, *, name: str | None = None) -> T:
     `name` is the tool name a plain function is known by (default: its `__name__`).
     Raises TypeError for something no adapter can number.
     """
-    from .plugins import get_plugin_manager  # the plugins' own module imports this one
+    from .manager import get_plugin_manager  # the manager's builtin plugin imports this module
 
     if isinstance(target, list | tuple):
         return cast(T, type(target)(numbered(item, name=name) for item in target))

@@ -54,9 +54,9 @@ class CitationOptions:
                 f"the options are {', '.join(sorted(known))}"
             )
         if "reader_tools" in options:
-            options["reader_tools"] = _names(options["reader_tools"], "reader_tools")
+            options["reader_tools"] = names(options["reader_tools"], "reader_tools")
         if options.get("packages") is not None:
-            options["packages"] = _names(options["packages"], "packages")
+            options["packages"] = names(options["packages"], "packages")
         lookup = options.get("lookup")
         if lookup is not None and not callable(lookup):
             raise TypeError("lookup must be a callable taking a ref and returning a record or None")
@@ -71,7 +71,7 @@ class CitationOptions:
         return cls(**options)
 
 
-def _names(value: object, option: str) -> frozenset[str]:
+def names(value: object, option: str) -> frozenset[str]:
     if isinstance(value, str) or not isinstance(value, Iterable):
         raise TypeError(f"{option} must be a collection of strings, e.g. [{value!r}]")
     names = frozenset(value)

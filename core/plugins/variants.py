@@ -15,10 +15,17 @@ import types
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar, cast
 
-from ._instrument import ORIGINAL_ATTRIBUTE, uninstrument
-from ._options import CitationOptions
+from .instrument import ORIGINAL_ATTRIBUTE, uninstrument
+from ..options import CitationOptions
 
-__all__ = ["OPTIONS_ATTRIBUTE", "citing_class", "citing_copy", "citing_factory", "options_of"]
+__all__ = [
+    "OPTIONS_ATTRIBUTE",
+    "citing_variant",
+    "citing_class",
+    "citing_copy",
+    "citing_factory",
+    "options_of",
+]
 
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -31,6 +38,16 @@ def options_of(citing: object) -> CitationOptions:
     """The options a citing class or instance was made with (the defaults if none)."""
     options = getattr(citing, OPTIONS_ATTRIBUTE, None)
     return options if isinstance(options, CitationOptions) else CitationOptions()
+
+
+def citing_variant(
+    target: T, mixin: type, options: CitationOptions, *, copy: Callable[[T], T] = _copy.copy
+) -> T:
+    """`target` made citing with `options`: a citing subclass of a class (`citing_class`),
+    a citing copy of an instance (`citing_copy`, made by `copy`)."""
+    if isinstance(target, type):
+        return cast(T, citing_class(target, mixin, options))
+    return citing_copy(target, mixin, options, copy=copy)
 
 
 def citing_class(cls: type[T], mixin: type, options: CitationOptions) -> type[T]:

@@ -1,13 +1,13 @@
 """The hooks of moca_agui, in the order a run meets them.
 
 Implement any of them in a plugin (a module or an object with functions marked
-`@moca_agui.hookimpl`) and declare it under the entry-point group `moca_agui`:
+`@moca_agui.adapter.hookimpl`) and declare it under the entry-point group `moca_agui`:
 
     [project.entry-points.moca_agui]
     my-framework = "my_package.moca_plugin"
 
-The built-in behaviour is itself a plugin (`moca_agui._builtin`), and each adapter is
-one too. Hooks are called with keyword arguments and are synchronous. An exception in a
+The built-in behaviour is itself a plugin (`moca_agui.plugins.builtin`), and each
+adapter is one too (`moca_agui.adapter.Adapter` makes an adapter's hooks). Hooks are called with keyword arguments and are synchronous. An exception in a
 hook is logged; the agent's events flow on unchanged and no citation is guessed.
 """
 
@@ -20,14 +20,13 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
-    from ._citations import Citation
-    from ._extract import ReaderItem
-    from ._ledger import Entry
-    from ._options import CitationOptions
-    from ._references import Mention
+    from ..records.extract import ReaderItem
+    from ..records.entry import Entry
+    from ..options import CitationOptions
+    from ..records.references import Mention
 
 hookspec = pluggy.HookspecMarker("moca_agui")
-#: Marks a plugin's implementation of a hook: `@moca_agui.hookimpl`.
+#: Marks a plugin's implementation of a hook: `@moca_agui.adapter.hookimpl`.
 hookimpl = pluggy.HookimplMarker("moca_agui")
 
 
@@ -61,7 +60,7 @@ def moca_numbered(target: object, name: str | None) -> object | None:
     """Return `target` (a Reader tool or toolset) numbering its results, or None if not yours.
 
     Called by `moca_agui.numbered(target)` for each tool. The returned tool calls the
-    original and returns what `moca_agui.numbered_result(tool_name, result)` gives for its
+    original and returns what `moca_agui.adapter.numbered_result(tool_name, result)` gives for its
     result: the text the model reads, each source beside the marker the active run
     assigned it. `name` is the tool name the caller gave, if any. The built-in answer
     wraps a plain function (sync or async), known by `name` or its `__name__`.
@@ -103,18 +102,16 @@ def moca_reader_items(
 
 @hookspec(firstresult=True)
 def moca_marker_table(
-    refs: Sequence[str], entries: Sequence[Entry], shown: Mapping[Entry, str]
-) -> Mapping[str, Entry | str] | None:
-    """Map marker texts (such as `"[1]"`) to what they cite, for one run.
+    entries: Sequence[Entry], shown: Mapping[Entry, str]
+) -> Mapping[str, Entry] | None:
+    """Map marker texts (such as `"[1]"`) to the entries they cite, for one run.
 
     Called when a message's citations are resolved, with every entry the run captured
     (one per `node.ref` and span) in the order the model saw them (the order it issued
-    its calls, then position in each result), the refs of those entries in the order of
-    their first entry, and the markers the model was shown (`moca_agui.numbered`; empty
-    if none). A value is an `Entry`, or a ref, which names the entry a versioned ref
-    cites (the node's whole-node record, else its first entry). Take only the arguments
-    you use: a table of `{marker: ref}` from `refs` works as before. The built-in table
-    is `shown` if the model was shown markers, else `{"[1]": entries[0], ...}`.
+    its calls, then position in each result), and the markers the model was shown
+    (`moca_agui.numbered`; empty if none). A marker naming an entry the run does not hold
+    names nothing. The built-in table is `shown` if the model was shown markers, else
+    `{"[1]": entries[0], ...}`.
 
     firstresult: the first non-None answer wins.
     """
@@ -133,14 +130,4 @@ def moca_find_references(
 
     All answers are merged: citations follow the first mention of each entry (a marker
     names the entry the table maps it to; a ref names the entry a versioned ref cites).
-    """
-
-
-@hookspec
-def moca_modify_citations(message_id: str, text: str, citations: list[Citation]) -> None:
-    """Adjust the citations of one message before its event is built, in place.
-
-    Called with the citations in order of first mention. A plugin may remove entries or
-    change their `marker`. Records are the Reader's and must not change; entries for
-    records this run did not capture are dropped, and the order is kept.
     """

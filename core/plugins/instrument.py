@@ -5,8 +5,8 @@ from __future__ import annotations
 import contextlib
 from typing import Any, TypeVar, cast
 
-from ._options import CitationOptions
-from .plugins import get_plugin_manager
+from ..options import CitationOptions
+from .manager import get_plugin_manager
 
 __all__ = ["instrument", "uninstrument"]
 

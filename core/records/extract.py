@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic_core import from_json, to_json
 
-from ._records import WireText, looks_like_record
+from .schema import WireText, looks_like_record
 
 __all__ = [
     "MAX_RESULT_CHARS",

@@ -28,7 +28,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ._citations import EVENT_NAME
+from ..records.event import EVENT_NAME
 
 __all__ = ["Follower", "StreamSink"]
 
@@ -70,6 +70,9 @@ class StreamSink:
 
         `content` is a string, or content parts as plain data (`{"type": "text", ...}`).
         """
+
+    def snapshot_started(self) -> None:
+        """A MESSAGES_SNAPSHOT: the client's messages are replaced by those that follow."""
 
     def snapshot_message(
         self, message_id: str, role: str, content: object, tool_call_id: str | None
@@ -281,6 +284,7 @@ class Follower:
 
     def _snapshot(self, event: Any) -> None:
         messages = _field(event, "messages", "messages")
+        self._sink.snapshot_started()
         for message in messages if isinstance(messages, list) else ():
             field = _model_field if _is_model(message) else _field
             message_id, role = field(message, "id", "id"), field(message, "role", "role")

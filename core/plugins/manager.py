@@ -9,7 +9,7 @@ import os
 
 import pluggy
 
-from . import _builtin, hookspecs
+from . import builtin, hookspecs
 from .hookspecs import hookimpl
 
 __all__ = ["AUTOLOAD_ENV", "get_plugin_manager", "hookimpl"]
@@ -33,7 +33,7 @@ def get_plugin_manager() -> pluggy.PluginManager:
     """
     manager = pluggy.PluginManager("moca_agui")
     manager.add_hookspecs(hookspecs)
-    manager.register(_builtin, name="moca_agui.builtin")
+    manager.register(builtin, name="moca_agui.builtin")
     own_only = os.environ.get(AUTOLOAD_ENV, "") not in ("", "0")
     for entry_point in importlib.metadata.entry_points(group="moca_agui"):
         if manager.get_plugin(entry_point.name) is not None:

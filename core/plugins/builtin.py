@@ -8,11 +8,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 
-from ._extract import ReaderItem, reader_items
-from ._ledger import Entry
-from ._numbered import numbered_function
-from ._options import CitationOptions
-from ._references import Mention, find_markers, find_refs
+from ..records.extract import ReaderItem, reader_items
+from ..records.entry import Entry
+from .numbered import numbered_function
+from ..options import CitationOptions
+from ..records.references import Mention, find_markers, find_refs
 from .hookspecs import hookimpl
 
 

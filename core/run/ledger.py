@@ -15,19 +15,11 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import Any
+
+from ..records.entry import Entry
 
 __all__ = ["Entry", "Ledger", "Seen"]
-
-
-class Entry(NamedTuple):
-    """One source the model was shown: a node and a span of it (None: no span).
-
-    A named tuple: entries are hashed and compared on every step of numbering, in C.
-    """
-
-    ref: str
-    span: tuple[int, int] | None = None
 
 
 @dataclass(slots=True)

@@ -1,0 +1,58 @@
+"""The kit for writing a plugin or an adapter: everything a framework's adapter uses.
+
+A plugin is a module (or object) of functions marked `@hookimpl`, registered under the
+entry-point group `moca_agui` (the hooks: `moca_agui.plugins.hookspecs`). An adapter's
+plugin module declares what it claims with `Adapter`, and its modules that import the
+framework make citing objects with `citing_variant` and drive a `CitationRun` through
+`CitationStream` (or `cite(events, run=run)`). CONTRIBUTING.md walks through one.
+"""
+
+from .plugins.declared import Adapter
+from .plugins.hookspecs import hookimpl
+from .plugins.imported import instance_of, instance_or_subclass_of, subclass_of
+from .plugins.install import pip_install, require
+from .plugins.numbered import numbered_result
+from .plugins.variants import (
+    citing_class,
+    citing_copy,
+    citing_factory,
+    citing_variant,
+    options_of,
+)
+from .records.content import content_parts
+from .records.entry import Entry
+from .records.event import Citation
+from .records.extract import CompactResult, ReaderItem
+from .records.references import Mention
+from .records.schema import InvalidRecord, as_record
+from .run import CitationRun
+from .stream.cite import cited, tap
+from .stream.engine import CitationStream
+
+__all__ = [
+    "Adapter",
+    "Citation",
+    "CitationRun",
+    "CitationStream",
+    "CompactResult",
+    "Entry",
+    "InvalidRecord",
+    "Mention",
+    "ReaderItem",
+    "as_record",
+    "cited",
+    "citing_class",
+    "citing_copy",
+    "citing_factory",
+    "citing_variant",
+    "content_parts",
+    "hookimpl",
+    "instance_of",
+    "instance_or_subclass_of",
+    "numbered_result",
+    "options_of",
+    "pip_install",
+    "require",
+    "subclass_of",
+    "tap",
+]

@@ -1,0 +1,167 @@
+"""`CitationRun`: the state of one agent run, behind a short facade.
+
+Its parts, one job each: `hooks` (the plugins, failures logged), `intake` (tool results
+into the `ledger`, numbered views), `messages` (the answers' text), `checks` (which
+records may be sent), `lookups` (whole records for compact results) and `resolve` (what
+an answer cites). Nothing is kept between runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Iterator
+
+from ag_ui.core import CustomEvent
+
+from ..options import CitationOptions
+from ..plugins.numbered import ACTIVE_RUN
+from ..records.event import citations_event
+from .checks import Checks
+from .hooks import Hooks
+from .intake import Intake
+from .ledger import Ledger
+from .lookups import Lookups
+from .messages import Messages
+from .resolve import Resolver
+
+__all__ = ["CitationRun"]
+
+logger = logging.getLogger("moca_agui")
+
+
+class CitationRun:
+    """What one run's Reader returned, the text of its assistant messages, and its events.
+
+    Create one per run (never share one between runs): adapters feed it Reader results
+    (`capture`) and message text (`add_text`), then ask for its events
+    (`citation_events`). Nothing here raises into the agent's run: failures are logged
+    and the citation is left out.
+
+    `reads_tool_call_results`: whether the stream's TOOL_CALL_RESULT content is read into
+    the run. An adapter that captures each tool's own return value passes False: the
+    content on the wire is the same result, serialised or cut down (and may be prose).
+    """
+
+    def __init__(
+        self, options: CitationOptions | None = None, *, reads_tool_call_results: bool = True
+    ) -> None:
+        self.options = options or CitationOptions()
+        self.reads_tool_call_results = reads_tool_call_results
+        #: The run's assistant messages: their text, and which are cited.
+        self.messages = Messages()
+        ledger = Ledger()  # every entry the model was shown, in the order it saw them
+        self._hooks = Hooks(self.options)
+        self._checks = Checks(self.options)
+        self._intake = Intake(self._hooks, self._checks, ledger)
+        lookups = Lookups(self.options, self._checks)
+        self._resolver = Resolver(self._hooks, ledger, self._checks, lookups, self._intake)
+        self._ledger = ledger
+
+    def renewed(self) -> CitationRun:
+        """A new run with this one's options and settings (a new run in the same stream)."""
+        return CitationRun(self.options, reads_tool_call_results=self.reads_tool_call_results)
+
+    # -- what the run read -------------------------------------------------------------
+
+    def is_reader_tool(self, tool_name: str) -> bool:
+        """Whether results of `tool_name` are Reader results (asked once per name)."""
+        return self._hooks.is_reader_tool(tool_name)
+
+    @staticmethod
+    def current() -> CitationRun | None:
+        """The run active in this context (`active`), if any: numbered tools number into it."""
+        run = ACTIVE_RUN.get()
+        return run if isinstance(run, CitationRun) else None
+
+    @contextlib.contextmanager
+    def active(self) -> Iterator[CitationRun]:
+        """Make this the run numbered tools number into, in this context and the tasks and
+        threads started from it, while the block runs. `cite` does it while the stream
+        it wraps makes each event; an adapter that runs tools elsewhere does it there."""
+        token = ACTIVE_RUN.set(self)
+        try:
+            yield self
+        finally:
+            ACTIVE_RUN.reset(token)
+
+    def call_made(self, tool_call_id: str, tool_name: str) -> None:
+        """The model issued a call: calls announced in the order it issued them number
+        their results in that order, whenever the results arrive."""
+        if self._hooks.is_reader_tool(tool_name):
+            self._ledger.call_made(tool_call_id)
+
+    def capture(self, tool_name: str, result: object, *, tool_call_id: str | None = None) -> None:
+        """Take in one tool result; only a Reader tool's result can hold sources.
+
+        `tool_call_id` is the id of the call that returned it, when the framework gives
+        it: the result takes that call's place in the order the model issued its calls.
+        """
+        self._intake.capture(tool_name, result, tool_call_id)
+
+    def numbered(self, tool_name: str, result: object) -> object:
+        """What the model reads of a Reader result: each source beside its run-wide
+        marker, as JSON text (`{"results": [{"marker": "[1]", "result": ...}, ...]}`).
+
+        The result is captured as it is, its entries numbered now, in the order results
+        are produced, and those numbers are the run's marker table. A result with no
+        source (an error, concepts) or of a tool that is not a Reader comes back as is.
+        """
+        return self._intake.numbered(tool_name, result)
+
+    # -- what the assistant wrote ------------------------------------------------------
+
+    def add_text(self, message_id: str, delta: str) -> None:
+        """Append streamed text to an assistant message."""
+        if delta.__class__ is not str:
+            raise TypeError(f"a text delta must be a str, not {type(delta).__name__}")
+        self.messages.parts(message_id).append(delta)
+
+    def text_of(self, message_id: str) -> str:
+        """The whole text of a message so far."""
+        return self.messages.text(message_id)
+
+    def message_ids(self) -> list[str]:
+        """Ids of the assistant messages that have text, in the order they began."""
+        return self.messages.with_text()
+
+    def mute(self, message_id: str) -> None:
+        """Never cite this message (another role's, or one cited upstream)."""
+        self.messages.mute(message_id)
+
+    # -- what the answer cites ---------------------------------------------------------
+
+    async def citation_events(self) -> list[CustomEvent]:
+        """One `moca.citations` event per assistant message with text, in the order the
+        messages began, for each message not muted and not given one before.
+
+        Never raises: a failure is logged and no event is made for the run.
+        """
+        events: list[CustomEvent] = []
+        try:
+            for message_id in self.messages.to_cite():
+                event = await self.event_for(message_id)
+                if event is not None:
+                    events.append(event)
+        except Exception:
+            logger.exception("moca_agui: no citations sent for this run; the answer is unchanged")
+            return []
+        return events
+
+    async def event_for(self, message_id: str) -> CustomEvent | None:
+        """The `moca.citations` event for one message, or None if it has no text or failed."""
+        text = self.messages.text(message_id)
+        if not text.strip():
+            return None
+        try:
+            citations = await self._resolver.citations(text)
+            return citations_event(
+                message_id,
+                citations,
+                include_text=self.options.include_text,
+                max_event_bytes=self.options.max_event_bytes,
+                records_bytes=self._checks.records_bytes(citations),
+            )
+        except Exception:
+            logger.exception("moca_agui: no citations sent for message %s", message_id)
+            return None

@@ -1,0 +1,93 @@
+"""The hooks a run asks, each failure logged: a plugin never breaks an answer."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from typing import Any
+
+from ..options import CitationOptions
+from ..plugins import get_plugin_manager
+from ..records.entry import Entry
+from ..records.extract import ReaderItem
+from ..records.references import Mention
+
+__all__ = ["Hooks", "as_marker"]
+
+logger = logging.getLogger("moca_agui")
+
+
+def as_marker(marker: object) -> str | None:
+    """A plugin's marker if it is text; else None, logged (a marker is a non-empty string)."""
+    if marker is None or (isinstance(marker, str) and marker):
+        return marker
+    logger.warning("moca_agui: dropped a marker that is not text: %.80r", marker)
+    return None
+
+
+class Hooks:
+    """The plugin hooks as one run calls them, with its options."""
+
+    __slots__ = ("_hook", "_options", "_reader_tools")
+
+    def __init__(self, options: CitationOptions) -> None:
+        self._hook: Any = get_plugin_manager().hook
+        self._options = options
+        self._reader_tools: dict[str, bool] = {}
+
+    def is_reader_tool(self, tool_name: str) -> bool:
+        """Whether results of `tool_name` are Reader results (asked once per name)."""
+        known = self._reader_tools.get(tool_name)
+        if known is None:
+            try:
+                answer = self._hook.moca_is_reader_tool(tool_name=tool_name, options=self._options)
+            except Exception:
+                logger.exception("moca_agui: a plugin failed in moca_is_reader_tool")
+                answer = False
+            known = self._reader_tools[tool_name] = bool(answer)
+        return known
+
+    def reader_items(self, tool_name: str, result: object) -> list[ReaderItem] | None:
+        """What a Reader tool's result holds, or None (not a Reader, or unreadable)."""
+        if not self.is_reader_tool(tool_name):
+            return None
+        try:
+            items: list[ReaderItem] | None = self._hook.moca_reader_items(
+                tool_name=tool_name, result=result, options=self._options
+            )
+        except ValueError as exc:
+            logger.warning("moca_agui: skipped a result of %s: %s", tool_name, exc)
+            return None
+        except Exception:
+            logger.exception("moca_agui: skipped a result of %s: a plugin failed", tool_name)
+            return None
+        if not items:  # e.g. concepts, an error, or a shape no plugin knows
+            logger.debug("moca_agui: no citation record in a result of %s", tool_name)
+        return items or []
+
+    def marker_table(
+        self, entries: Sequence[Entry], shown: Mapping[Entry, str]
+    ) -> Mapping[str, Entry]:
+        """marker -> entry: the shown numbers, the default numbering, or a plugin's table."""
+        table: Mapping[str, Entry] | None = self._hook.moca_marker_table(
+            entries=entries, shown=shown
+        )
+        return table or {}
+
+    def find_references(
+        self, text: str, refs: AbstractSet[str], markers: Mapping[str, str]
+    ) -> list[Mention]:
+        """Every plugin's mentions in `text`, in the order they stand."""
+        found: list[Mention] = [
+            mention
+            for mentions in self._hook.moca_find_references(text=text, refs=refs, markers=markers)
+            if mentions
+            for mention in mentions
+        ]
+        found.sort(key=_start)
+        return found
+
+
+def _start(mention: Mention) -> int:
+    return mention.start

@@ -1,0 +1,112 @@
+"""Lookups: the whole record of a node a compact search result named, asked once a run."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+from typing import Any
+
+from ..options import CitationOptions, Lookup
+from ..records.entry import entry_of
+from ..records.extract import reader_items
+from ..records.schema import InvalidRecord
+from .checks import Checks, Found
+
+__all__ = ["Lookups", "reader_lookup"]
+
+logger = logging.getLogger("moca_agui")
+
+
+def reader_lookup(call: Callable[[str], object]) -> Lookup:
+    """A `lookup` option that turns a compact result into the Reader's whole record.
+
+    `call(ref)` calls the Reader's `moca_get_node` with `node_id=ref`, sync or async, and
+    returns what the call returns: an MCP result, its content, JSON text or a dict, e.g.
+    `lambda ref: session.call_tool("moca_get_node", {"node_id": ref})` on the agent's own
+    MCP session. The lookup gives the record of `ref` in that answer, or None (a Reader
+    error, no record). A blocking `call` runs in a thread.
+    """
+
+    async def lookup(ref: str) -> dict[str, Any] | None:
+        if inspect.iscoroutinefunction(call):
+            answer = await call(ref)
+        else:
+            answer = await asyncio.to_thread(call, ref)
+            if inspect.isawaitable(answer):
+                answer = await answer
+        records = [item for item in reader_items(answer) if isinstance(item, dict)]
+        named = [record for record in records if record["node"].get("ref") == ref]
+        chosen = named or records  # another node's record: the run logs that it is not ref's
+        # A plain dict, the caller's to change: the run copies and checks what it gets.
+        return dict(chosen[0]) if chosen else None
+
+    return lookup
+
+
+class Lookups:
+    """One run's answers from `lookup`, by ref: each ref is asked at most once."""
+
+    __slots__ = ("_checks", "_found", "_lookup", "_timeout", "_warned")
+
+    def __init__(self, options: CitationOptions, checks: Checks) -> None:
+        self._lookup = options.lookup
+        self._timeout = options.lookup_timeout
+        self._checks = checks
+        self._found: dict[str, Found | None] = {}  # ref -> answer
+        self._warned: set[str] = set()  # refs left out for want of a lookup, said once
+
+    def asked(self, ref: str) -> bool:
+        return ref in self._found
+
+    def found(self, ref: str) -> Found | None:
+        return self._found.get(ref)
+
+    async def look_up(self, refs: Iterable[str]) -> None:
+        """Ask for `refs` together: a dead Reader costs one timeout, not one per node."""
+        lookup = self._lookup
+        pending = [ref for ref in dict.fromkeys(refs) if ref not in self._found]
+        if pending and lookup is not None:
+            await asyncio.gather(*(self._look_up(lookup, ref) for ref in pending))
+
+    def left_out(self, ref: str, tool: str) -> None:
+        """Say once why a node named only by a compact result is left out: no `lookup`."""
+        if self._lookup is None and ref not in self._warned:
+            self._warned.add(ref)
+            logger.warning(
+                "moca_agui: left out %s: %s returned a compact result, not a citation "
+                'record; call %s with detail: "full", or pass lookup=<ref -> record> '
+                "to moca_agui",
+                ref, tool, tool,
+            )  # fmt: skip
+
+    async def _look_up(self, lookup: Lookup, ref: str) -> None:
+        self._found[ref] = None
+        try:
+            async with asyncio.timeout(self._timeout):
+                if inspect.iscoroutinefunction(lookup):
+                    answer = await lookup(ref)
+                else:  # a blocking lookup must not stall the event loop
+                    answer = await asyncio.to_thread(lookup, ref)
+                if inspect.isawaitable(answer):
+                    answer = await answer
+        except Exception:  # TimeoutError included
+            logger.warning("moca_agui: left out %s: lookup failed", ref, exc_info=True)
+            return
+        if answer is None:
+            logger.info("moca_agui: left out %s: lookup found no record", ref)
+            return
+        try:
+            record = self._checks.copied(answer)
+        except InvalidRecord as exc:
+            logger.warning("moca_agui: skipped an invalid record from lookup: %s", exc)
+            return
+        if self._checks.accept("lookup", record) is None:
+            return
+        entry = entry_of(record)
+        if entry is None or entry.ref != ref:
+            logger.warning("moca_agui: left out %s: lookup returned another node", ref)
+            return
+        self._found[ref] = (record, datetime.now(UTC), entry.span)

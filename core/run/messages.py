@@ -1,0 +1,46 @@
+"""The text of a run's assistant messages, and which of them are cited."""
+
+from __future__ import annotations
+
+__all__ = ["Messages"]
+
+
+class Messages:
+    """Each message's text as it streams in, in the order the messages began."""
+
+    __slots__ = ("_muted", "_sent", "_texts")
+
+    def __init__(self) -> None:
+        self._texts: dict[str, list[str]] = {}  # message id -> text parts
+        self._muted: set[str] = set()  # messages not to cite: other roles, cited upstream
+        self._sent: set[str] = set()  # messages whose event was made
+
+    def parts(self, message_id: str) -> list[str]:
+        """The list of a message's text parts: appending a str to it adds text (the stream
+        engine keeps it at hand while deltas of one message stream in)."""
+        parts = self._texts.get(message_id)
+        if parts is None:
+            parts = self._texts[message_id] = []
+        return parts
+
+    def text(self, message_id: str) -> str:
+        """The whole text of a message so far (its parts are joined once, in place)."""
+        parts = self._texts.get(message_id)
+        if not parts:
+            return ""
+        if len(parts) > 1:
+            parts[:] = ["".join(parts)]
+        return parts[0]
+
+    def with_text(self) -> list[str]:
+        """Ids of the messages that have text, in the order they began."""
+        return [mid for mid in self._texts if self.text(mid).strip()]
+
+    def mute(self, message_id: str) -> None:
+        self._muted.add(message_id)
+
+    def to_cite(self) -> list[str]:
+        """The messages with text to cite now, each once: not muted, not cited before."""
+        due = [mid for mid in self.with_text() if mid not in self._muted and mid not in self._sent]
+        self._sent.update(due)
+        return due

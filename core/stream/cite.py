@@ -1,0 +1,94 @@
+"""`cite`: the stream middleware that adds `moca.citations` events to any AG-UI stream."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterable, AsyncIterator, Callable
+from typing import TypeVar, Unpack
+
+from ag_ui.core import BaseEvent
+
+from ..options import CitationOptions, OptionKeywords
+from ..plugins.numbered import ACTIVE_RUN
+from ..run import CitationRun
+from .engine import CitationStream
+
+__all__ = ["cite", "cited", "tap"]
+
+logger = logging.getLogger("moca_agui")
+
+T = TypeVar("T")
+
+
+def cite(
+    events: AsyncIterable[BaseEvent],
+    *,
+    run: CitationRun | None = None,
+    **options: Unpack[OptionKeywords],
+) -> AsyncIterator[BaseEvent]:
+    """Yield `events` unchanged, in order, plus one `moca.citations` event per assistant
+    message with text, after its last TEXT_MESSAGE_END (or chunk) and before RUN_FINISHED.
+
+    `options` are those of `CitationOptions` (`reader_tools`, `include_text`, `lookup`,
+    `packages`, ...). An adapter that also captures Reader results outside the stream
+    passes its own `run` instead. Nothing is sent after RUN_ERROR; if anything in the
+    citation layer fails, it is logged and the events flow on untouched.
+    """
+    if run is not None and options:
+        raise TypeError("pass either run= or options, not both: the run holds its options")
+    if not isinstance(events, AsyncIterable):
+        kind = type(events).__name__
+        raise TypeError(f"cite() needs an async iterable of AG-UI events, not {kind}")
+    run = run or CitationRun(CitationOptions.from_kwargs(**options))
+    return cited(events, CitationStream(run))
+
+
+async def cited(events: AsyncIterable[BaseEvent], stream: CitationStream) -> AsyncIterator[BaseEvent]:
+    """Yield `events` through `stream`: each event after the citation events due before it,
+    then those due when `events` ends. Closing it closes `events`.
+
+    The stream makes each event with its run active, so numbered tools it calls (and tasks
+    it starts) number into that run. Set only when another run (or none) is active, as
+    when one task reads two streams in turn: one lookup per event.
+    """
+    iterator = aiter(events)
+    active, activate = ACTIVE_RUN.get, ACTIVE_RUN.set
+    feed = stream.feed
+    outside = active()
+    try:
+        activate(stream.run)
+        async for event in iterator:
+            if feed(event):
+                for extra in await stream.flush():
+                    yield extra
+            yield event
+            if active() is not stream.run:  # the consumer's context, or a new run began
+                activate(stream.run)
+        for extra in await stream.close():
+            yield extra
+    finally:
+        ACTIVE_RUN.set(outside)
+        close = getattr(iterator, "aclose", None)
+        if close is not None:
+            await close()
+
+
+async def tap(stream: AsyncIterable[T], watch: Callable[[T], object]) -> AsyncIterator[T]:
+    """Yield `stream` unchanged, calling `watch` on each item before it is yielded.
+
+    For adapters that read a framework's own events on their way to its AG-UI emitter.
+    A `watch` that raises is logged and the item still flows; closing the tap closes
+    `stream`.
+    """
+    iterator = aiter(stream)
+    try:
+        async for item in iterator:
+            try:
+                watch(item)
+            except Exception:
+                logger.exception("moca_agui: could not read an event; it flows on unchanged")
+            yield item
+    finally:
+        close = getattr(iterator, "aclose", None)
+        if close is not None:
+            await close()

@@ -1,0 +1,230 @@
+"""`CitationStream`: one AG-UI stream's citations, pushed to it event by event.
+
+Every driver feeds it: `cite` (a stream of `ag_ui.core` events), the ASGI middleware (the
+same events read from SSE) and the adapters that write their own events. It follows the
+stream as the client reads it (`follow.Follower`), takes what the run needs from it
+(answer text, tool calls and results, snapshots), and says when the run's citation
+events are due: after each message's TEXT_MESSAGE_END, before RUN_FINISHED, never after
+RUN_ERROR, and none for a message started and never ended.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from ag_ui.core import BaseEvent, RawEvent, TextMessageContentEvent
+
+from ..run import CitationRun
+from .follow import Follower, StreamSink
+
+__all__ = ["CitationStream"]
+
+logger = logging.getLogger("moca_agui")
+
+#: The message no delta goes to: while the follower must see every delta (the layer is
+#: off, or a chunked message is open), no message id is this.
+_NO_MESSAGE = object()
+
+
+class CitationStream(StreamSink):
+    """Feed it every event of one stream, in order; send its citation events when due::
+
+        stream = CitationStream(run)
+        for event in events:
+            if stream.feed(event):
+                send(*await stream.flush())
+            send(event)
+        send(*await stream.close())
+
+    `snapshot_text(message_id)` says whether an assistant message of a MESSAGES_SNAPSHOT
+    is an answer of this run, whose text the snapshot may be the only carrier of (a model
+    that does not stream); None: no snapshot carries text. With `snapshot_replaces`, the
+    run's messages a snapshot leaves out are not cited: the client holds them no more.
+
+    A new RUN_STARTED in the same stream starts a new run with the same options
+    (`run` names the current one). Never raises into the stream: a failure turns the
+    layer off for the run, logged, and the events flow on.
+    """
+
+    __slots__ = (
+        "_due",
+        "_open",
+        "_parts",
+        "_parts_of",
+        "_replaces",
+        "_sent",
+        "_snapshot_ids",
+        "_snapshot_text",
+        "_started",
+        "alive",
+        "follower",
+        "run",
+    )
+
+    def __init__(
+        self,
+        run: CitationRun,
+        *,
+        snapshot_text: Callable[[str], bool] | None = None,
+        snapshot_replaces: bool = False,
+    ) -> None:
+        self.follower = Follower(self)
+        self._snapshot_text = snapshot_text
+        self._replaces = snapshot_replaces
+        self._reset(run)
+
+    def _reset(self, run: CitationRun) -> None:
+        self.run = run
+        self.alive = True  # False once the run ended or the layer failed: pass through only
+        self._due = False  # the run's citation events are due before the current event
+        self._sent = False
+        self._started = False
+        self._open: set[str] = set()  # messages started and not yet ended
+        self._snapshot_ids: set[str] | None = None  # assistant ids of the last snapshot
+        self._no_delta_path()
+
+    def _no_delta_path(self) -> None:
+        self._parts_of: object = _NO_MESSAGE
+        self._parts: list[str] = []
+
+    def feed(self, event: object) -> bool:
+        """Take in the stream's next event; True when the run's citation events are due
+        before it (send `await flush()` first)."""
+        # Most of a stream is its text deltas: appended here, to the parts of the message
+        # the last delta went to, rather than through the follower (a stream's deltas
+        # mostly share one message id object).
+        if type(event) is TextMessageContentEvent:
+            fields = event.__dict__
+            try:
+                message_id, delta = fields["message_id"], fields["delta"]
+            except KeyError:  # built without validation: the follower says what is wrong
+                message_id = delta = None
+            parts_of = self._parts_of
+            if type(delta) is str and (
+                message_id is parts_of or (type(message_id) is str and message_id == parts_of)
+            ):
+                self._parts.append(delta)
+                return False
+        elif type(event) is RawEvent:  # the follower reads nothing of it, it closes nothing
+            return False
+        due = self._observe(event)
+        if self.alive and not self.follower.chunk and type(event) is TextMessageContentEvent:
+            message_id = event.__dict__.get("message_id")
+            if type(message_id) is str:  # the next deltas most likely go to its message
+                self._parts_of, self._parts = message_id, self.run.messages.parts(message_id)
+        return due
+
+    def _observe(self, event: object) -> bool:
+        self._no_delta_path()
+        if not self.alive and getattr(event, "type", None) != "RUN_STARTED":
+            return False
+        try:
+            self.follower.feed(event)
+        except Exception:
+            logger.exception("moca_agui: citations off for this run; the answer is unchanged")
+            self.alive = False
+            return False
+        if self._snapshot_ids is not None:
+            self._snapshot_read(self._snapshot_ids)
+        due, self._due = self._due, False
+        return due
+
+    def _snapshot_read(self, shown: set[str]) -> None:
+        """A snapshot was read: with `snapshot_replaces`, the run's messages it leaves out
+        are cited no more."""
+        self._snapshot_ids = None
+        if self._replaces:
+            for message_id in self.run.message_ids():
+                if message_id not in shown:
+                    logger.info("moca_agui: message %s is not in the snapshot; not cited", message_id)
+                    self.run.mute(message_id)
+
+    async def flush(self) -> list[BaseEvent]:
+        """The run's citation events, once; none if the run failed or errored."""
+        if not self.alive or self._sent:
+            return []
+        self._sent = True
+        # A message's event goes after its TEXT_MESSAGE_END: one that never ended gets none.
+        for message_id in self._open:
+            logger.warning("moca_agui: message %.80s never ended; no citations for it", message_id)
+            self.run.mute(message_id)
+        return list(await self.run.citation_events())
+
+    async def close(self) -> list[BaseEvent]:
+        """The stream ended: the citation events still due (an open chunked message ends)."""
+        if self.alive:
+            try:
+                self.follower.close()
+            except Exception:
+                logger.exception("moca_agui: citations off for this run; the answer is unchanged")
+                self.alive = False
+        return await self.flush()
+
+    # -- what the follower reports -----------------------------------------------------
+
+    def run_started(self) -> None:
+        if self._started:  # a new run in the same stream starts clean
+            if self.alive and not self._sent:
+                logger.warning("moca_agui: a run began before the last one finished; no "
+                               "citations for the unfinished one")  # fmt: skip
+            self._reset(self.run.renewed())
+        self._started = True
+
+    def message_opened(self, message_id: str, role: str) -> None:
+        if role != "assistant":
+            self.run.mute(message_id)
+        self._open.add(message_id)
+
+    def message_closed(self, message_id: str) -> None:
+        self._open.discard(message_id)
+
+    def text(self, message_id: str, delta: str) -> None:
+        if delta:
+            self.run.add_text(message_id, delta)
+
+    def tool_call(self, tool_call_id: str, tool_name: str) -> None:
+        self.run.call_made(tool_call_id, tool_name)  # the order the model issued its calls
+
+    def tool_result(self, tool_call_id: str, tool_name: str | None, content: object) -> None:
+        if not self.run.reads_tool_call_results:
+            return
+        if tool_name is None:
+            logger.debug("moca_agui: result of unknown tool call %s ignored", tool_call_id)
+            return
+        self.run.capture(tool_name, content, tool_call_id=tool_call_id)
+
+    def snapshot_started(self) -> None:
+        self._snapshot_ids = set()
+
+    def snapshot_message(
+        self, message_id: str, role: str, content: object, tool_call_id: str | None
+    ) -> None:
+        if role != "assistant":
+            return
+        if self._snapshot_ids is not None:
+            self._snapshot_ids.add(message_id)
+        if (
+            self._snapshot_text is not None
+            and isinstance(content, str)
+            and content.strip()
+            and not self.run.text_of(message_id)
+            and self._snapshot_text(message_id)
+        ):
+            self.run.add_text(message_id, content)
+
+    def citations(self, value: object) -> None:
+        if isinstance(value, dict):
+            self.run.mute(str(value.get("messageId")))  # already cited upstream
+
+    def run_finished(self) -> None:
+        self._due = True
+
+    def run_error(self) -> None:
+        self.alive = False
+
+    def rejected(self, kind: str, reason: str) -> None:
+        logger.debug("moca_agui: %s left out of every message: %s", kind, reason)
+
+    def malformed(self, kind: str, reason: str) -> None:
+        raise ValueError(f"a malformed {kind}: {reason}")
