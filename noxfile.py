@@ -263,9 +263,13 @@ def tests_langgraph_mcp(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
-    session.install("ruff")
+    """ruff, and the core's layers (pyproject.toml's import-linter contracts), read from
+    the package as installed (a "strict" editable install lays it out as files)."""
+    session.install("ruff", "import-linter")
+    session.install("--no-deps", "--config-settings", "editable_mode=strict", "-e", ".")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
+    session.run("lint-imports")
 
 
 @nox.session(python=PYTHON)

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from weakref import WeakKeyDictionary
 
+from ag_ui.core import CustomEvent
 from llama_index.core.base.response.schema import (
     AsyncStreamingResponse,
     PydanticResponse,
@@ -204,8 +205,9 @@ def _capture(state: _RunState, history: list[ChatMessage]) -> None:
 async def _send_citations(workflow: CitingWorkflow, ctx: Context, state: _RunState) -> None:
     try:
         _runs(workflow).pop(ctx.store, None)
-        for event in await state.stream.close():
-            ctx.write_event_to_stream(CustomWorkflowEvent(name=event.name, value=event.value))
+        for event in await state.stream.close():  # its citation events, CUSTOM all
+            if isinstance(event, CustomEvent):
+                ctx.write_event_to_stream(CustomWorkflowEvent(name=event.name, value=event.value))
     except Exception:
         logger.exception("moca_agui: no citations sent for this run; the answer is unchanged")
 

@@ -16,7 +16,7 @@ from pydantic_ai.toolsets.abstract import ToolsetTool
 
 from moca_agui.adapter import numbered_result
 
-__all__ = ["NumberedToolset", "numbered_toolset"]
+__all__ = ["NumberedToolset", "numbered_tool"]
 
 
 @dataclass
@@ -29,5 +29,7 @@ class NumberedToolset(WrapperToolset[Any]):
         return numbered_result(name, await super().call_tool(name, tool_args, ctx, tool))
 
 
-def numbered_toolset(toolset: AbstractToolset[Any]) -> NumberedToolset:
+def numbered_tool(toolset: AbstractToolset[Any]) -> NumberedToolset:
+    """`toolset` numbering its Reader results (Pydantic AI's tools come in toolsets, each
+    result numbered under the name the model called)."""
     return NumberedToolset(toolset)

@@ -20,7 +20,7 @@ from moca_agui.adapter import CitationRun, content_parts, numbered_result
 
 from ._strands import RUN_KEY
 
-__all__ = ["NumberedTool"]
+__all__ = ["NumberedTool", "numbered_tool"]
 
 
 class NumberedTool(AgentTool):
@@ -63,3 +63,8 @@ class NumberedTool(AgentTool):
         if shown is parts:  # not a Reader's, no source in it, or outside a run
             return result
         return {**result, "content": [{"text": str(shown)}]}
+
+
+def numbered_tool(tool: AgentTool, name: str | None = None) -> NumberedTool:
+    """`tool` numbering its Reader results (as the results of `name`, by default its own)."""
+    return NumberedTool(tool, name)

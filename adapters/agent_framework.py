@@ -15,9 +15,7 @@ from __future__ import annotations
 
 from moca_agui.adapter import require
 
-require(
-    "Microsoft Agent Framework", "agent-framework", "agent_framework", "agent_framework_ag_ui"
-)
+require("Microsoft Agent Framework", "agent-framework", "agent_framework", "agent_framework_ag_ui")
 
 from ._agent_framework import CitingAgentFrameworkAgent, citing  # noqa: E402
 from ._agent_framework_numbered import numbered_tool  # noqa: E402

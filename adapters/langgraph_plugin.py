@@ -1,17 +1,10 @@
-"""The LangGraph adapter's plugin: claims ag-ui-langgraph's `LangGraphAgent` instances.
-
-Imports nothing of LangGraph (see `moca_agui.adapter.Adapter`).
-"""
+"""The LangGraph adapter's plugin: claims ag-ui-langgraph's `LangGraphAgent` instances."""
 
 from moca_agui.adapter import Adapter
 
 ADAPTER = Adapter(
-    serves="a LangGraph `LangGraphAgent` (ag-ui-langgraph)",
-    extra="langgraph",
+    "moca_agui.adapters.langgraph", "a LangGraph `LangGraphAgent` (ag-ui-langgraph)",
+    extra="langgraph", classes=False, refuses={"langgraph.pregel:Pregel": "the graph"},
     one_line="agent = moca_agui.instrument(LangGraphAgent(name=..., graph=graph))",
-    instruments={"ag_ui_langgraph:LangGraphAgent": "moca_agui.adapters.langgraph:citing"},
-    classes=False,
-    refuses={"langgraph.pregel:Pregel": "the graph"},
-    numbers={"langchain_core.tools:BaseTool": "moca_agui.adapters.langgraph:numbered_tool"},
-)
-moca_instrument, moca_numbered, moca_install_hint = ADAPTER.hookimpls()
+    instances=("ag_ui_langgraph:LangGraphAgent",), tools=("langchain_core.tools:BaseTool",),
+)  # fmt: skip

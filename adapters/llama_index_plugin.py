@@ -29,32 +29,19 @@ class _LlamaIndexAdapter(Adapter):
             )
         claimed = super().claim(target)
         if claimed is None and _is_factory(target):  # `workflow_factory` of the router
-            from .llama_index import cited_factory
-
-            return cited_factory
+            return self._function("cited_factory")
         return claimed
 
 
 ADAPTER = _LlamaIndexAdapter(
-    serves="a LlamaIndex `AGUIChatWorkflow`, subclass or workflow factory",
-    extra="llama-index",
-    one_line=(
-        "get_ag_ui_workflow_router(workflow_factory=moca_agui.instrument(workflow_factory))"
-    ),
-    instruments={
-        "llama_index.protocols.ag_ui.agent:AGUIChatWorkflow": (
-            "moca_agui.adapters.llama_index:citing"
-        )
-    },
-    refuses={
-        "llama_index.protocols.ag_ui.agent:Workflow": (
-            "another workflow (for a workflow that writes its own AG-UI events, wrap them "
-            "with moca_agui.cite)"
-        )
-    },
-    numbers={"llama_index.core.tools:FunctionTool": "moca_agui.adapters.llama_index:numbered_tool"},
-)
-moca_instrument, moca_numbered, moca_install_hint = ADAPTER.hookimpls()
+    "moca_agui.adapters.llama_index",
+    "a LlamaIndex `AGUIChatWorkflow`, subclass or workflow factory",
+    one_line="get_ag_ui_workflow_router(workflow_factory=moca_agui.instrument(workflow_factory))",
+    extra="llama-index", instances=("llama_index.protocols.ag_ui.agent:AGUIChatWorkflow",),
+    refuses={"llama_index.protocols.ag_ui.agent:Workflow": "another workflow (for a workflow "
+             "that writes its own AG-UI events, wrap them with moca_agui.cite)"},
+    tools=("llama_index.core.tools:FunctionTool",),
+)  # fmt: skip
 
 
 def _is_router(target: object) -> bool:

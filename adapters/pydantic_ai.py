@@ -14,6 +14,6 @@ from moca_agui.adapter import require
 require("Pydantic AI", "pydantic-ai", "pydantic_ai.ui.ag_ui")
 
 from ._pydantic_ai import CitingAdapter, citing  # noqa: E402
-from ._pydantic_ai_numbered import NumberedToolset, numbered_toolset  # noqa: E402
+from ._pydantic_ai_numbered import NumberedToolset, numbered_tool  # noqa: E402
 
-__all__ = ["CitingAdapter", "NumberedToolset", "citing", "numbered_toolset"]
+__all__ = ["CitingAdapter", "NumberedToolset", "citing", "numbered_tool"]

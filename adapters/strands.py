@@ -17,6 +17,6 @@ from moca_agui.adapter import require
 require("Strands", "strands", "ag_ui_strands", "strands")
 
 from ._strands import CitingStrandsAgent, citing  # noqa: E402
-from ._strands_numbered import NumberedTool  # noqa: E402
+from ._strands_numbered import NumberedTool, numbered_tool  # noqa: E402
 
-__all__ = ["CitingStrandsAgent", "NumberedTool", "citing"]
+__all__ = ["CitingStrandsAgent", "NumberedTool", "citing", "numbered_tool"]

@@ -18,8 +18,7 @@ The data path, one folder each (CONTRIBUTING.md draws it):
 from importlib.metadata import version as _version
 
 from .options import DEFAULT_READER_TOOLS, CitationOptions, Lookup, OptionKeywords
-from .plugins.instrument import instrument, uninstrument
-from .plugins.numbered import numbered
+from .plugins.verbs import instrument, numbered, uninstrument
 from .records.event import EVENT_NAME, EVENT_VERSION
 from .run.lookups import reader_lookup
 from .stream.cite import cite

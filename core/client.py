@@ -27,8 +27,8 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from .records.event import EVENT_VERSION
-from .stream.follow import Follower, StreamSink
 from .records.schema import InvalidRecord, as_record
+from .stream.follow import Follower, StreamSink
 
 __all__ = [
     "POSITIVE_OUTCOMES",

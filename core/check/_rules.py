@@ -11,11 +11,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..records.extract import CompactResult, numbered_items, reader_items
-from ..stream.follow import Follower, StreamSink
-from ..options import DEFAULT_READER_TOOLS
-from ..records.references import find_markers, find_refs
 from ..client import ClientCitation, read_value, wire_event
+from ..options import DEFAULT_READER_TOOLS
+from ..records.extract import CompactResult, numbered_items, reader_items
+from ..records.references import find_markers, find_refs
+from ..stream.follow import Follower, StreamSink
 
 __all__ = ["Finding", "check_events"]
 

@@ -8,12 +8,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 
-from ..records.extract import ReaderItem, reader_items
-from ..records.entry import Entry
-from .numbered import numbered_function
 from ..options import CitationOptions
+from ..records.entry import Entry
+from ..records.extract import ReaderItem, reader_items
 from ..records.references import Mention, find_markers, find_refs
 from .hookspecs import hookimpl
+from .numbered import numbered_function
 
 
 @hookimpl(trylast=True)

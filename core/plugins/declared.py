@@ -21,38 +21,40 @@ from .install import pip_install
 __all__ = ["Adapter"]
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True)
 class Adapter:
-    """One framework's adapter, as its plugin module declares it::
+    """One framework's adapter, as its plugin module declares it, and the plugin itself:
+    its entry point names the object (`"moca_agui.adapters.langgraph_plugin:ADAPTER"`)::
 
-        hooks = Adapter(
-            serves="a LangGraph `LangGraphAgent` (ag-ui-langgraph)",
-            extra="langgraph",
+        ADAPTER = Adapter(
+            "moca_agui.adapters.langgraph", "a LangGraph `LangGraphAgent` (ag-ui-langgraph)",
+            extra="langgraph", classes=False, refuses={"langgraph.pregel:Pregel": "the graph"},
             one_line="agent = moca_agui.instrument(LangGraphAgent(name=..., graph=graph))",
-            instruments={"ag_ui_langgraph:LangGraphAgent": "moca_agui.adapters.langgraph:citing"},
-            classes=False,
-            refuses={"langgraph.pregel:Pregel": "the graph"},
+            instances=("ag_ui_langgraph:LangGraphAgent",), tools=("langchain_core.tools:BaseTool",),
         )
-        moca_instrument, moca_numbered, moca_install_hint = hooks.hookimpls()
+
+    `module` is the adapter's module that imports the framework: its `citing(target,
+    options)` makes the citing object, its `numbered_tool(tool[, name])` a numbered tool.
     """
 
+    #: The adapter's module, imported only for an object of its framework.
+    module: str
     #: What it instruments, as the install hint and every refusal name it.
     serves: str
-    #: The extra that brings the framework (None: nothing to install).
-    extra: str | None
     #: The line a user writes, named in every refusal.
-    one_line: str
-    #: `"module:Class"` -> `"module:function"` called with `(target, options)` for an
-    #: instance (or, with `classes`, a subclass) of that class; it returns the citing object.
-    instruments: Mapping[str, str] = field(default_factory=dict)
+    one_line: str = ""
+    #: The extra that brings the framework (None: nothing to install).
+    extra: str | None = None
+    #: `"module:Class"`: the classes whose instances (and, with `classes`, subclasses) it
+    #: instruments.
+    instances: tuple[str, ...] = ()
     #: Whether a class itself is instrumented (a citing subclass); else it is refused.
     classes: bool = True
     #: `"module:Class"` -> what such an object is, for the refusal ("the graph"); instances
     #: and subclasses alike.
     refuses: Mapping[str, str] = field(default_factory=dict)
-    #: `"module:Class"` -> `"module:function"` called with `(target)` to number a tool, or
-    #: `(target, name)` when the caller named the tool.
-    numbers: Mapping[str, str] = field(default_factory=dict)
+    #: `"module:Class"`: the tools `numbered_tool` numbers.
+    tools: tuple[str, ...] = ()
 
     def claim(self, target: object) -> Callable[[Any, CitationOptions], object] | None:
         """What makes `target` cite, or None if it is not this adapter's.
@@ -60,13 +62,12 @@ class Adapter:
         Raises TypeError, naming `one_line`, for an object of the framework that is the
         wrong thing to instrument.
         """
-        for name, made_by in self.instruments.items():
+        for name in self.instances:
             if instance_of(target, name) or (self.classes and subclass_of(target, name)):
-                return _function(made_by)
+                return self._function("citing")
             if subclass_of(target, name):
                 raise TypeError(
-                    f"moca_agui instruments {self.serves} instance, not its class: "
-                    f"{self.one_line}"
+                    f"moca_agui instruments {self.serves} instance, not its class: {self.one_line}"
                 )
         for name, what in self.refuses.items():
             if instance_of(target, name) or subclass_of(target, name):
@@ -76,15 +77,17 @@ class Adapter:
     @hookimpl
     def moca_instrument(self, target: object, options: CitationOptions) -> object | None:
         make = self.claim(target)
-        return None if make is None else make(target, options)
+        if make is None:
+            return None
+        made: object = make(target, options)
+        return made
 
     @hookimpl
     def moca_numbered(self, target: object, name: str | None) -> object | None:
-        for tool, made_by in self.numbers.items():
-            if instance_of(target, tool):
-                number = _function(made_by)
-                return number(target) if name is None else number(target, name)
-        return None
+        if not any(instance_of(target, tool) for tool in self.tools):
+            return None
+        number = self._function("numbered_tool")
+        return number(target) if name is None else number(target, name)
 
     @hookimpl
     def moca_install_hint(self) -> str:
@@ -92,13 +95,7 @@ class Adapter:
             return f"{self.serves} (no extra needed)"
         return f"{self.serves}: {pip_install(self.extra)}"
 
-    def hookimpls(self) -> tuple[Callable[..., Any], Callable[..., Any], Callable[..., Any]]:
-        """The hooks, for the plugin module to hold as its own names."""
-        return self.moca_instrument, self.moca_numbered, self.moca_install_hint
-
-
-def _function(path: str) -> Callable[..., Any]:
-    """The function `"module:name"` names, imported now (the framework is imported)."""
-    module, _, name = path.partition(":")
-    found: Callable[..., Any] = getattr(importlib.import_module(module), name)
-    return found
+    def _function(self, name: str) -> Callable[..., object]:
+        """The adapter module's function `name`, imported now (the framework is)."""
+        found: Callable[..., object] = getattr(importlib.import_module(self.module), name)
+        return found

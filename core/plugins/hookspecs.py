@@ -7,8 +7,9 @@ Implement any of them in a plugin (a module or an object with functions marked
     my-framework = "my_package.moca_plugin"
 
 The built-in behaviour is itself a plugin (`moca_agui.plugins.builtin`), and each
-adapter is one too (`moca_agui.adapter.Adapter` makes an adapter's hooks). Hooks are called with keyword arguments and are synchronous. An exception in a
-hook is logged; the agent's events flow on unchanged and no citation is guessed.
+adapter is one too (a `moca_agui.adapter.Adapter` declaration). Hooks are called with
+keyword arguments and are synchronous. An exception in a hook is logged; the agent's
+events flow on unchanged and no citation is guessed.
 """
 
 from __future__ import annotations
@@ -20,9 +21,9 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
-    from ..records.extract import ReaderItem
-    from ..records.entry import Entry
     from ..options import CitationOptions
+    from ..records.entry import Entry
+    from ..records.extract import ReaderItem
     from ..records.references import Mention
 
 hookspec = pluggy.HookspecMarker("moca_agui")

@@ -14,15 +14,11 @@ import inspect
 import logging
 from collections.abc import Callable
 from contextvars import ContextVar
-from typing import Any, Protocol, TypeVar, cast
+from typing import Any, Protocol
 
-
-__all__ = ["ACTIVE_RUN", "NumberingRun", "numbered", "numbered_function", "numbered_result"]
+__all__ = ["ACTIVE_RUN", "NumberingRun", "numbered_function", "numbered_result"]
 
 logger = logging.getLogger("moca_agui")
-
-T = TypeVar("T")
-
 
 class NumberingRun(Protocol):
     """A run that numbers Reader results (`moca_agui.adapter.CitationRun`)."""
@@ -34,30 +30,6 @@ class NumberingRun(Protocol):
 #: `CitationRun.active` and by `cite` while the stream it wraps makes each event; per
 #: context, so concurrent runs never see each other's.
 ACTIVE_RUN: ContextVar[NumberingRun | None] = ContextVar("moca_agui_active_run", default=None)
-
-
-def numbered(target: T, *, name: str | None = None) -> T:
-    """`target` (a Reader tool, toolset or function, or a list of them) showing the model
-    each source's run-wide marker beside it, e.g. `tools = moca_agui.numbered(tools)`.
-
-    `name` is the tool name a plain function is known by (default: its `__name__`).
-    Raises TypeError for something no adapter can number.
-    """
-    from .manager import get_plugin_manager  # the manager's builtin plugin imports this module
-
-    if isinstance(target, list | tuple):
-        return cast(T, type(target)(numbered(item, name=name) for item in target))
-    manager = get_plugin_manager()
-    made = manager.hook.moca_numbered(target=target, name=name)
-    if made is None:
-        impls = manager.hook.moca_numbered.get_hookimpls()
-        adapters = sorted(i.plugin_name for i in impls if i.plugin_name != "moca_agui.builtin")
-        raise TypeError(
-            f"moca_agui cannot number the results of {type(target).__qualname__}: pass a "
-            "Reader tool function, or a Reader tool or toolset of a framework whose "
-            f"adapter is installed (adapters that number tools: {', '.join(adapters)})"
-        )
-    return cast(T, made)
 
 
 def numbered_result(tool_name: str, result: object) -> object:

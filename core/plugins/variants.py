@@ -15,15 +15,15 @@ import types
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar, cast
 
-from .instrument import ORIGINAL_ATTRIBUTE, uninstrument
 from ..options import CitationOptions
+from .verbs import ORIGINAL_ATTRIBUTE, uninstrument
 
 __all__ = [
     "OPTIONS_ATTRIBUTE",
-    "citing_variant",
     "citing_class",
     "citing_copy",
     "citing_factory",
+    "citing_variant",
     "options_of",
 ]
 

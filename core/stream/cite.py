@@ -43,7 +43,9 @@ def cite(
     return cited(events, CitationStream(run))
 
 
-async def cited(events: AsyncIterable[BaseEvent], stream: CitationStream) -> AsyncIterator[BaseEvent]:
+async def cited(
+    events: AsyncIterable[BaseEvent], stream: CitationStream
+) -> AsyncIterator[BaseEvent]:
     """Yield `events` through `stream`: each event after the citation events due before it,
     then those due when `events` ends. Closing it closes `events`.
 

@@ -137,7 +137,9 @@ class CitationStream(StreamSink):
         if self._replaces:
             for message_id in self.run.message_ids():
                 if message_id not in shown:
-                    logger.info("moca_agui: message %s is not in the snapshot; not cited", message_id)
+                    logger.info(
+                        "moca_agui: message %s is not in the snapshot; not cited", message_id
+                    )
                     self.run.mute(message_id)
 
     async def flush(self) -> list[BaseEvent]:

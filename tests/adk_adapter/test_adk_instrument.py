@@ -100,7 +100,7 @@ def test_the_plugin_imports_without_adk_and_claims_nothing():
         """
         import sys
         import moca_agui
-        from moca_agui.adapters import adk_plugin
+        from moca_agui.adapters.adk_plugin import ADAPTER as adk_plugin
         def adk_loaded():
             return any(name.startswith(("ag_ui_adk", "google.adk")) for name in sys.modules)
         assert not adk_loaded()

@@ -70,7 +70,6 @@ class RaisingPlugin:
         self._maybe_raise("moca_find_references")
 
 
-
 @pytest.fixture
 def broken_hooks(request: pytest.FixtureRequest) -> Iterator[list[str]]:
     hooks: list[str] = request.param

@@ -148,7 +148,7 @@ def test_the_plugin_imports_without_the_framework_and_claims_nothing():
         """
         import sys
         import moca_agui
-        from moca_agui.adapters import agent_framework_plugin
+        from moca_agui.adapters.agent_framework_plugin import ADAPTER as agent_framework_plugin
         options = moca_agui.CitationOptions()
         assert agent_framework_plugin.moca_instrument(target=object(), options=options) is None
         assert agent_framework_plugin.moca_instrument(target=type, options=options) is None

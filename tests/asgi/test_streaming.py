@@ -17,9 +17,9 @@ from starlette.requests import Request
 from starlette.responses import StreamingResponse
 from starlette.routing import Route
 
-from moca_agui.stream.sse import SSECitations
 from moca_agui.asgi import CitationMiddleware
 from moca_agui.demo.server import served
+from moca_agui.stream.sse import SSECitations
 from streams import message, run, tool_call
 from support import (
     assert_valid_stream,

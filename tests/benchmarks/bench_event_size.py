@@ -29,7 +29,9 @@ COMPACT: dict[str, Any] = {"ensure_ascii": False, "separators": (",", ":")}
 
 
 def event_for(records: Sequence[dict[str, Any]], include_text: bool) -> CustomEvent:
-    citation_run = moca_agui.adapter.CitationRun(moca_agui.CitationOptions(include_text=include_text))
+    citation_run = moca_agui.adapter.CitationRun(
+        moca_agui.CitationOptions(include_text=include_text)
+    )
     citation_run.capture("moca_search", {"query": "q", "results": list(records)})
     citation_run.add_text("answer", " ".join(f"See {ref(r)}." for r in records))
     event = asyncio.run(citation_run.event_for("answer"))

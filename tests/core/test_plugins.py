@@ -12,7 +12,7 @@ from pluggy import PluginValidationError
 from pydantic_core import to_json
 
 import moca_agui
-from moca_agui.adapter import Citation, Mention
+from moca_agui.adapter import Mention
 from moca_agui.plugins import get_plugin_manager
 from streams import message, run, source, tool_call
 from support import citation_events, collect, record, ref, wire, without_citations
@@ -250,7 +250,9 @@ async def test_records_a_plugin_puts_in_place_of_the_readers_are_copied_and_meas
     register(Enrich())
     found = [record(f"{i}.md", text="t" * 50) for i in range(3)]
     result = json.dumps({"results": found})
-    citation_run = moca_agui.adapter.CitationRun(moca_agui.CitationOptions(max_event_bytes=len(result)))
+    citation_run = moca_agui.adapter.CitationRun(
+        moca_agui.CitationOptions(max_event_bytes=len(result))
+    )
     citation_run.capture("moca_search", result)
     kept = [seen.records[0][0] for seen in citation_run._ledger.entries()]
     assert [r["profiles"] is shared for r in kept] == [False, False, False]

@@ -132,7 +132,9 @@ def test_an_event_over_its_budget_is_never_sent_whole(message_id: str, markers: 
     """The event is measured unless what bounds its size shows it within the budget: a
     message id and markers of any characters (six bytes each, escaped) never slip past."""
     records = [record(f"{i}.md", text="x" * 40) for i in range(len(markers))]
-    citations = [moca_agui.adapter.Citation(r, marker) for r, marker in zip(records, markers, strict=True)]
+    citations = [
+        moca_agui.adapter.Citation(r, marker) for r, marker in zip(records, markers, strict=True)
+    ]
     records_bytes = sum(len(to_json(r)) for r in records)
     whole = citations_event(
         message_id, citations, include_text=True, max_event_bytes=10**9, records_bytes=records_bytes

@@ -95,7 +95,7 @@ def test_the_plugin_imports_no_framework() -> None:
     done = _python(
         "import sys\n"
         "from moca_agui import CitationOptions\n"
-        "from moca_agui.adapters import langgraph_plugin\n"
+        "from moca_agui.adapters.langgraph_plugin import ADAPTER as langgraph_plugin\n"
         "answer = langgraph_plugin.moca_instrument(target=object(), options=CitationOptions())\n"
         "print(answer, sorted(m for m in sys.modules if m.split('.')[0] in\n"
         "    {'ag_ui_langgraph', 'langgraph', 'langchain', 'langchain_core'}))\n"

@@ -12,8 +12,8 @@ from llama_index.protocols.ag_ui.agent import AGUIChatWorkflow
 from llama_index.protocols.ag_ui.router import AGUIWorkflowRouter, get_ag_ui_workflow_router
 
 import moca_agui
-from moca_agui.adapters import llama_index_plugin
 from moca_agui.adapters.llama_index import CitingWorkflow
+from moca_agui.adapters.llama_index_plugin import ADAPTER as llama_index_plugin
 from support import citation_events, python, record
 
 A = record("a.md")
@@ -180,7 +180,7 @@ def test_the_plugin_never_imports_llama_index():
         "import sys, moca_agui\n"
         "from moca_agui.plugins import get_plugin_manager\n"
         "get_plugin_manager()\n"
-        "from moca_agui.adapters import llama_index_plugin\n"
+        "from moca_agui.adapters.llama_index_plugin import ADAPTER as llama_index_plugin\n"
         "async def factory(): pass\n"
         "assert llama_index_plugin.moca_instrument("
         "target=factory, options=moca_agui.CitationOptions()) is None\n"

@@ -181,7 +181,7 @@ def test_the_plugin_imports_without_pydantic_ai_and_claims_nothing():
         """
         import sys
         import moca_agui
-        from moca_agui.adapters import pydantic_ai_plugin
+        from moca_agui.adapters.pydantic_ai_plugin import ADAPTER as pydantic_ai_plugin
         assert not any(name.split(".")[0] == "pydantic_ai" for name in sys.modules)
         options = moca_agui.CitationOptions()
         assert pydantic_ai_plugin.moca_instrument(target=object(), options=options) is None

@@ -1,4 +1,6 @@
-"""`instrument`: the one line that turns citations on, through the adapters' plugins."""
+"""The user's verbs the plugins answer: `instrument` (the one line that turns citations
+on, through the adapters), `uninstrument`, and `numbered` (Reader tools that show the
+model each source's marker)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from typing import Any, TypeVar, cast
 from ..options import CitationOptions
 from .manager import get_plugin_manager
 
-__all__ = ["instrument", "uninstrument"]
+__all__ = ["ORIGINAL_ATTRIBUTE", "instrument", "numbered", "uninstrument"]
 
 T = TypeVar("T")
 
@@ -46,3 +48,25 @@ def uninstrument(target: T) -> T:
     # Only `target`'s own attribute: an instance of an instrumented class inherits the
     # class's, but it is not itself what `instrument` returned.
     return cast(T, getattr(target, "__dict__", {}).get(ORIGINAL_ATTRIBUTE, target))
+
+
+def numbered(target: T, *, name: str | None = None) -> T:
+    """`target` (a Reader tool, toolset or function, or a list of them) showing the model
+    each source's run-wide marker beside it, e.g. `tools = moca_agui.numbered(tools)`.
+
+    `name` is the tool name a plain function is known by (default: its `__name__`).
+    Raises TypeError for something no adapter can number.
+    """
+    if isinstance(target, list | tuple):
+        return cast(T, type(target)(numbered(item, name=name) for item in target))
+    manager = get_plugin_manager()
+    made = manager.hook.moca_numbered(target=target, name=name)
+    if made is None:
+        impls = manager.hook.moca_numbered.get_hookimpls()
+        adapters = sorted(i.plugin_name for i in impls if i.plugin_name != "moca_agui.builtin")
+        raise TypeError(
+            f"moca_agui cannot number the results of {type(target).__qualname__}: pass a "
+            "Reader tool function, or a Reader tool or toolset of a framework whose "
+            f"adapter is installed (adapters that number tools: {', '.join(adapters)})"
+        )
+    return cast(T, made)
