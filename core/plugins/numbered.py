@@ -20,6 +20,7 @@ __all__ = ["ACTIVE_RUN", "NumberingRun", "numbered_function", "numbered_result"]
 
 logger = logging.getLogger("moca_agui")
 
+
 class NumberingRun(Protocol):
     """A run that numbers Reader results (`moca_agui.adapter.CitationRun`)."""
 
