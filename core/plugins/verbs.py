@@ -5,9 +5,9 @@ model each source's marker)."""
 from __future__ import annotations
 
 import contextlib
-from typing import Any, TypeVar, cast
+from typing import TypeVar, Unpack, cast
 
-from ..options import CitationOptions
+from ..options import CitationOptions, OptionKeywords
 from .manager import get_plugin_manager
 
 __all__ = ["ORIGINAL_ATTRIBUTE", "instrument", "numbered", "uninstrument"]
@@ -18,7 +18,7 @@ T = TypeVar("T")
 ORIGINAL_ATTRIBUTE = "__moca_agui_original__"
 
 
-def instrument(target: T, **options: Any) -> T:
+def instrument(target: T, **options: Unpack[OptionKeywords]) -> T:
     """Return `target` sending `moca.citations` events, through the adapter that knows it.
 
     Idempotent: instrumenting an instrumented object instruments its original again
