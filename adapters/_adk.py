@@ -128,6 +128,7 @@ class CitingADKAgent(ADKAgent):  # type: ignore[misc]
         text streamed with: those get their own event under the snapshot's id.
         """
         run = ADKRun(options_of(self))
+        run.read_history(input.messages or ())  # the thread the client sent
         stream = CitationStream(run, snapshot_text=run.event_ids.__contains__)
         return cited(super().run(input), stream)
 

@@ -67,6 +67,7 @@ class CitingAgentFrameworkAgent(AgentFrameworkAgent):
             )
         # Each tool's own result is read, when the copy could be made.
         run = CitationRun(options, reads_tool_call_results=this_run is self)
+        run.read_history(input_data.get("messages") or ())  # the thread the client sent
         results.run = run
         events = super(CitingAgentFrameworkAgent, this_run).run(input_data, **kwargs)
         cited_events = cited(events, CitationStream(run, snapshot_replaces=True))

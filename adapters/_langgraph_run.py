@@ -113,6 +113,7 @@ class LangGraphRun(CitationRun):
     def __init__(self, options: CitationOptions, input: RunAgentInput) -> None:
         super().__init__(options)
         self._input_ids = {message.id for message in input.messages or ()}
+        self.read_history(input.messages or ())  # the thread the client sent
         self._watched: Watched | None = None
         self._first = True
         self._alive = True

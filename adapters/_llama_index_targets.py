@@ -42,7 +42,7 @@ def _citing_workflow(workflow: W, options: CitationOptions) -> W:
 def cited_factory(factory: Factory, options: CitationOptions) -> Factory:
     """A workflow factory for `get_ag_ui_workflow_router` whose workflows send citations."""
 
-    def cite_made(workflow: Any) -> Any:
+    def cite_made(workflow: Any, *args: Any, **kwargs: Any) -> Any:
         if not isinstance(workflow, AGUIChatWorkflow):
             logger.warning(
                 "moca_agui: %s returned a %s, not an AGUIChatWorkflow: no citations for "

@@ -106,7 +106,7 @@ class CitingWorkflow(AGUIChatWorkflow):  # type: ignore[misc]
     async def chat(
         self, ctx: Context, ev: InputEvent | LoopEvent
     ) -> StopEvent | ToolCallEvent | None:
-        state = _start_run(self, ctx) if isinstance(ev, InputEvent) else _run_of(self, ctx)
+        state = _start_run(self, ctx, ev) if isinstance(ev, InputEvent) else _run_of(self, ctx)
         if state is None:
             return await super().chat(ctx, ev)
         result = await super().chat(_ChatStepContext(ctx, state.stream), ev)
@@ -167,9 +167,11 @@ def _runs(workflow: CitingWorkflow) -> WeakKeyDictionary[Any, _RunState]:
     return runs
 
 
-def _start_run(workflow: CitingWorkflow, ctx: Context) -> _RunState | None:
+def _start_run(workflow: CitingWorkflow, ctx: Context, ev: InputEvent) -> _RunState | None:
     try:
-        state = _RunState(CitationStream(CitationRun(workflow.moca_agui_options)))
+        run = CitationRun(workflow.moca_agui_options)
+        run.read_history(ev.input_data.messages or ())  # the thread the client sent
+        state = _RunState(CitationStream(run))
         _runs(workflow)[ctx.store] = state
         return state
     except Exception:

@@ -43,6 +43,7 @@ class CitingAdapter(AGUIAdapter[Any, Any]):
         """The parent's AG-UI events, plus the run's `moca.citations` events."""
         # Each tool's raw value is captured instead of the TOOL_CALL_RESULT content.
         run = CitationRun(options_of(self), reads_tool_call_results=False)
+        run.read_history(self.run_input.messages or ())  # the thread the model reads
         events = super().transform_stream(tap(stream, partial(_capture, run)), *args, **kwargs)
         return cite(events, run=run)
 

@@ -58,6 +58,7 @@ class CitingStrandsAgent(StrandsAgent):  # type: ignore[misc]
         Returns `cite`'s stream itself, not a generator around it: one hop less per event.
         """
         run = CitationRun(options_of(self), reads_tool_call_results=False)  # the hook reads them
+        run.read_history(input_data.messages or ())  # the thread the client sent
         state = {**(invocation_state or {}), RUN_KEY: run}
         return cite(super().run(input_data, invocation_state=state), run=run)
 

@@ -7,6 +7,8 @@ import logging
 from collections.abc import AsyncIterable, Callable
 from typing import Any
 
+from ag_ui.core import RunAgentInput
+
 from moca_agui import CitationOptions
 from moca_agui.adapter import CitationRun, CitationStream, cited, citing_factory, hookimpl
 
@@ -16,9 +18,10 @@ logger = logging.getLogger("moca_agui")
 
 
 def cited_function(function: Callable[..., Any], options: CitationOptions) -> Callable[..., Any]:
-    """Wrap a function that returns (or is) an async generator of events."""
+    """Wrap a function that returns (or is) an async generator of events; the
+    `RunAgentInput` it is called with, if any, gives the run its thread."""
 
-    def cite_made(events: object) -> object:
+    def cite_made(events: object, *args: Any, **kwargs: Any) -> object:
         if not isinstance(events, AsyncIterable):  # not a stream: it flows on, uncited
             logger.warning(
                 "moca_agui: %s returned %s, not an async iterable of AG-UI events: no "
@@ -28,7 +31,11 @@ def cited_function(function: Callable[..., Any], options: CitationOptions) -> Ca
                 type(events).__name__,
             )
             return events
-        return cited(events, CitationStream(CitationRun(options)))
+        run = CitationRun(options)
+        given = next((a for a in (*args, *kwargs.values()) if isinstance(a, RunAgentInput)), None)
+        if given is not None:  # the thread the model reads on this turn
+            run.read_history(given.messages or ())
+        return cited(events, CitationStream(run))
 
     return citing_factory(function, cite_made)
 

@@ -9,6 +9,7 @@ CrewAI, ...): one line around the app, pure ASGI, no web framework needed.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any, Unpack
@@ -25,6 +26,8 @@ Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
+#: The longest request body whose thread is read (a thread of a few thousand turns).
+MAX_REQUEST_BYTES = 32 * 1024 * 1024
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
@@ -54,22 +57,61 @@ class CitationMiddleware:
             await self.app(scope, receive, send)
             return
         run = CitationRun(self.options)
-        response = _Response(send, run, f"POST {scope.get('path')}")
+        request = _Request(receive)
+        response = _Response(send, run, request, f"POST {scope.get('path')}")
         try:
             with run.active():  # the app's numbered Reader tools number into this run
-                await self.app(scope, receive, response.send)
+                await self.app(scope, request.receive, response.send)
         finally:
             await response.close()
+
+
+class _Request:
+    """The request's body as the app reads it, kept to read the thread's messages from
+    (`RunAgentInput.messages`), up to MAX_REQUEST_BYTES."""
+
+    __slots__ = ("_body", "_receive", "_size")
+
+    def __init__(self, receive: Receive) -> None:
+        self._receive = receive
+        self._body: list[bytes] | None = []  # None: too long to keep
+        self._size = 0
+
+    async def receive(self) -> Message:
+        message = await self._receive()
+        if self._body is not None and message.get("type") == "http.request":
+            chunk = message.get("body", b"")
+            self._size += len(chunk)
+            if self._size > MAX_REQUEST_BYTES:
+                self._body = None
+            elif chunk:
+                self._body.append(chunk)
+        return message
+
+    def messages(self) -> list[Any]:
+        """The thread's messages in the body the app read so far (none if it is not a
+        `RunAgentInput`, or longer than MAX_REQUEST_BYTES)."""
+        if self._body is None:
+            logger.warning("moca_agui: the request is too long to read its thread; "
+                           "citing from this run's results only")  # fmt: skip
+            return []
+        try:
+            body = json.loads(b"".join(self._body))
+        except (ValueError, RecursionError):
+            return []
+        messages = body.get("messages") if isinstance(body, dict) else None
+        return messages if isinstance(messages, list) else []
 
 
 class _Response:
     """One response on its way out: cited if it turns out to be an SSE stream."""
 
-    __slots__ = ("_run", "_send", "_sse", "_where")
+    __slots__ = ("_request", "_run", "_send", "_sse", "_where")
 
-    def __init__(self, send: Send, run: CitationRun, where: str) -> None:
+    def __init__(self, send: Send, run: CitationRun, request: _Request, where: str) -> None:
         self._send = send
         self._run = run
+        self._request = request
         self._where = where
         self._sse: SSECitations | None = None
 
@@ -86,6 +128,7 @@ class _Response:
                 await self._send(message)
             return
         if message["type"] == "http.response.start" and self._is_sse(message.get("headers", ())):
+            self._run.read_history(self._request.messages())
             self._sse = SSECitations(self._run, self._where)
             headers = [(k, v) for k, v in message["headers"] if k.lower() != b"content-length"]
             message = {**message, "headers": headers}

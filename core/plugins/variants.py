@@ -78,8 +78,9 @@ def citing_copy(
     return twin
 
 
-def citing_factory(factory: F, cite_made: Callable[[Any], Any]) -> F:
-    """`factory` wrapped so that every object it makes goes through `cite_made`.
+def citing_factory(factory: F, cite_made: Callable[..., Any]) -> F:
+    """`factory` wrapped so that every object it makes goes through `cite_made`, called
+    with the object and the arguments `factory` was called with.
 
     An `async def` factory stays one; a factory returning an awaitable returns one.
     """
@@ -87,7 +88,7 @@ def citing_factory(factory: F, cite_made: Callable[[Any], Any]) -> F:
 
         @functools.wraps(factory)
         async def made_async(*args: Any, **kwargs: Any) -> Any:
-            return cite_made(await factory(*args, **kwargs))
+            return cite_made(await factory(*args, **kwargs), *args, **kwargs)
 
         return cast(F, made_async)
 
@@ -95,14 +96,19 @@ def citing_factory(factory: F, cite_made: Callable[[Any], Any]) -> F:
     def made(*args: Any, **kwargs: Any) -> Any:
         result = factory(*args, **kwargs)
         if inspect.isawaitable(result):
-            return _then(result, cite_made)
-        return cite_made(result)
+            return _then(result, cite_made, args, kwargs)
+        return cite_made(result, *args, **kwargs)
 
     return cast(F, made)
 
 
-async def _then(awaitable: Awaitable[Any], cite_made: Callable[[Any], Any]) -> Any:
-    return cite_made(await awaitable)
+async def _then(
+    awaitable: Awaitable[Any],
+    cite_made: Callable[..., Any],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+) -> Any:
+    return cite_made(await awaitable, *args, **kwargs)
 
 
 @functools.cache

@@ -26,6 +26,7 @@ __all__ = [
     "ReaderItem",
     "ReaderItems",
     "numbered_items",
+    "numbered_view",
     "parse_json",
     "reader_items",
 ]
@@ -163,17 +164,28 @@ class ReaderItems(list[ReaderItem]):
             self.append(value)
 
 
-def numbered_items(result: object) -> list[ReaderItem] | None:
-    """The Reader's items in a numbered result (what `moca_agui.numbered` showed the
-    model), or None if `result` is not one. For readers of the wire, such as the checker:
-    a run captured them itself when it numbered them, so `reader_items` skips them."""
+def numbered_view(result: object) -> list[tuple[str | None, object]] | None:
+    """Each entry of a numbered result (what `moca_agui.numbered` showed the model): its
+    marker (None: it names no node) and the Reader's result beside it; None if `result`
+    is not one."""
     value = parse_json(result) if isinstance(result, str) else result
     entries = value.get("results") if isinstance(value, Mapping) else None
     if not isinstance(entries, list) or not entries:
         return None
     if not all(isinstance(entry, Mapping) and _is_numbered(entry) for entry in entries):
         return None
-    return reader_items([entry["result"] for entry in entries])
+    return [
+        (entry["marker"] if isinstance(entry.get("marker"), str) else None, entry["result"])
+        for entry in entries
+    ]
+
+
+def numbered_items(result: object) -> list[ReaderItem] | None:
+    """The Reader's items in a numbered result, or None if `result` is not one. For
+    readers of the wire, such as the checker: a run captured them itself when it numbered
+    them, so `reader_items` skips them."""
+    view = numbered_view(result)
+    return None if view is None else reader_items([shown for _, shown in view])
 
 
 def _collect(value: object, items: ReaderItems, depth: int) -> None:

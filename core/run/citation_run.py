@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from ag_ui.core import CustomEvent
 
 from ..options import CitationOptions
 from ..plugins.numbered import ACTIVE_RUN
 from ..records.event import citations_event
+from ..records.history import earlier_results
 from .checks import Checks
 from .hooks import Hooks
 from .intake import Intake
@@ -98,6 +99,20 @@ class CitationRun:
         it: the result takes that call's place in the order the model issued its calls.
         """
         self._intake.capture(tool_name, result, tool_call_id)
+
+    def read_history(self, messages: Iterable[object]) -> None:
+        """Take in the thread the model reads on this turn (`RunAgentInput.messages`, as
+        `ag_ui.core` messages or wire dicts): the Reader results of its earlier turns
+        become entries, before this run's, with the markers the model was shown. No
+        record of the thread is kept (the client sent them): an earlier source is cited
+        only with a record the Reader gives in this run (again, or through `lookup`).
+        Call it before the run's first result; a thread that cannot be read is logged
+        and passed over."""
+        try:
+            for result in earlier_results(messages):
+                self._intake.earlier(result)
+        except Exception:
+            logger.exception("moca_agui: the thread's earlier turns not read; this run's stand")
 
     def numbered(self, tool_name: str, result: object) -> object:
         """What the model reads of a Reader result: each source beside its run-wide

@@ -8,7 +8,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..records.entry import Entry, entry_of
-from ..records.extract import CompactResult, ReaderItem, ReaderItems
+from ..records.extract import CompactResult, ReaderItem, ReaderItems, numbered_view
+from ..records.history import EarlierResult
 from ..records.schema import InvalidRecord
 from .checks import Checks
 from .hooks import Hooks
@@ -38,6 +39,23 @@ class Intake:
             now = datetime.now(UTC)
             entries = [item for item, _ in self._entries(tool_name, items) if item is not None]
             self._ledger.add(tool_call_id, tool_name, entries, now)
+
+    def earlier(self, result: EarlierResult) -> None:
+        """Take in one result of the thread's earlier turns: which entries the model read
+        there, in order, with any marker it was shown. Its records are not kept: the
+        client sent them."""
+        if not self._hooks.is_reader_tool(result.tool_name):
+            return
+        view = numbered_view(result.content)
+        if view is None:
+            view = [(None, result.content)]
+        entries: list[tuple[Entry, str | None]] = []
+        for marker, shown in view:
+            for item in self._hooks.reader_items(result.tool_name, shown) or ():
+                entry = Entry(item.ref) if isinstance(item, CompactResult) else entry_of(item)
+                if entry is not None:
+                    entries.append((entry, marker))
+        self._ledger.add_earlier(entries)
 
     def numbered(self, tool_name: str, result: object) -> object:
         """What the model reads of a Reader result: each source beside its run-wide marker,

@@ -6,15 +6,19 @@ issued its calls (`call_made`), then by their position inside the result; a resu
 whose call was never announced comes after the announced ones, in arrival order. When
 results arrive does not matter: the order is worked out when it is asked for.
 
-Numbers shown to the model (`show`) are assigned as results are produced, and once a
-run has shown any, they are its marker table.
+The thread's earlier turns come first (`add_earlier`): the entries the model read there,
+in the order it read them, with the markers it was shown. They hold no record (the
+client sent them); this run's results of the same entry add theirs.
+
+Numbers shown to the model (`show`) are assigned as results are produced, after the
+highest the thread showed, and once the thread has shown any, they are its marker table.
 """
 
 from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from ..records.entry import Entry
@@ -32,6 +36,7 @@ class Seen:
     records: list[tuple[dict[str, Any], datetime, str]]
     captured_at: datetime  # when the model was first shown the entry
     compact: bool  # named by a compact result: `lookup` may find its record
+    earlier: bool = False  # read in an earlier turn: `lookup` may find its record
 
 
 #: One item of a result: its entry, its record (unchecked; None: a compact result, or a
@@ -51,11 +56,13 @@ class _Result:
 class Ledger:
     """The entries of one run, numbered in the order the model saw them."""
 
-    __slots__ = ("_calls", "_lock", "_order", "_results", "_shown")
+    __slots__ = ("_calls", "_earlier", "_lock", "_next", "_order", "_results", "_shown")
 
     def __init__(self) -> None:
         self._calls: dict[str, int] = {}  # tool call id -> its place in the model's order
+        self._earlier: list[Entry] = []  # the thread's entries, in the order the model read them
         self._results: list[_Result] = []  # in arrival order
+        self._next = 1  # the number the next entry shown gets
         self._order: list[Seen] | None = None  # the entries in the model's order, cached
         self._shown: dict[Entry, str] = {}  # entry -> the marker the model was shown
         self._lock = threading.Lock()  # numbered tools may run in worker threads
@@ -64,6 +71,19 @@ class Ledger:
         """The model issued this call (calls are announced in the order it issued them)."""
         if call_id not in self._calls:
             self._calls[call_id] = len(self._calls)
+            self._order = None
+
+    def add_earlier(self, entries: list[tuple[Entry, str | None]]) -> None:
+        """One earlier result's entries, with the marker the model was shown beside each
+        (None: none), in the order the thread gives them."""
+        with self._lock:
+            for entry, marker in entries:
+                self._earlier.append(entry)
+                if marker is not None and entry not in self._shown:
+                    self._shown[entry] = marker
+                    number = _number(marker)
+                    if number is not None and number >= self._next:
+                        self._next = number + 1
             self._order = None
 
     def add(
@@ -89,6 +109,11 @@ class Ledger:
             ),
         )
         seen: dict[Entry, Seen] = {}
+        if self._earlier:
+            now = datetime.now(UTC)
+            for entry in self._earlier:
+                if entry not in seen:
+                    seen[entry] = Seen(entry, [], now, False, earlier=True)
         for result in results:
             for entry, record, compact in result.items:
                 known = seen.get(entry)
@@ -102,14 +127,22 @@ class Ledger:
         return self._order
 
     def show(self, entries: list[Entry]) -> list[str]:
-        """The marker the model is shown for each entry, assigned run-wide in the order
-        results are produced; an entry shown before keeps its marker."""
+        """The marker the model is shown for each entry, assigned thread-wide in the order
+        results are produced; an entry shown before (in this run or the thread) keeps its
+        marker."""
         with self._lock:
             for entry in entries:
                 if entry not in self._shown:
-                    self._shown[entry] = f"[{len(self._shown) + 1}]"
+                    self._shown[entry] = f"[{self._next}]"
+                    self._next += 1
             return [self._shown[entry] for entry in entries]
 
     def shown(self) -> dict[Entry, str]:
         """The markers the model was shown, by entry (empty: it was shown none)."""
         return dict(self._shown)
+
+
+def _number(marker: str) -> int | None:
+    """The number of a marker like `[7]`, if it is one."""
+    inner = marker[1:-1] if marker.startswith("[") and marker.endswith("]") else ""
+    return int(inner) if 0 < len(inner) <= 9 and inner.isascii() and inner.isdigit() else None

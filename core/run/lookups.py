@@ -82,6 +82,18 @@ class Lookups:
                 ref, tool, tool,
             )  # fmt: skip
 
+    def left_out_earlier(self, ref: str) -> None:
+        """Say once why a node read in an earlier turn is left out: no record of this run,
+        and no `lookup` to ask the Reader again."""
+        if self._lookup is None and ref not in self._warned:
+            self._warned.add(ref)
+            logger.warning(
+                "moca_agui: left out %s: it was read in an earlier turn, and the thread's "
+                "records are not trusted; to cite follow-up answers, pass "
+                "lookup=moca_agui.reader_lookup(<call the Reader's moca_get_node>)",
+                ref,
+            )
+
     async def _look_up(self, lookup: Lookup, ref: str) -> None:
         self._found[ref] = None
         try:

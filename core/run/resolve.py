@@ -55,7 +55,7 @@ class Resolver:
         await self._lookups.look_up(
             s.entry.ref
             for s in cited
-            if s.compact
+            if (s.compact or s.earlier)
             and not self._lookups.asked(s.entry.ref)
             and self._checks.record(s) is None
             and nodes.whole(s.entry.ref) is None
@@ -89,8 +89,9 @@ class Resolver:
     def _record_of(self, seen: Seen, nodes: _Nodes) -> Found | None:
         """The record an entry cites, when it was captured and its span, or None (left out).
 
-        Its own record; else the node's whole-node record; for a compact result, else
-        what `lookup` found, else the node's first record in the model's order.
+        Its own record; else the node's whole-node record; for a compact result or an
+        entry of an earlier turn, else what `lookup` found, else the node's first record
+        in the model's order. Every record is one this run's Reader gave.
         """
         own = self._checks.record(seen)
         if own is not None:
@@ -99,7 +100,7 @@ class Resolver:
         whole = nodes.whole(ref)
         if whole is not None:
             return whole
-        if not seen.compact:
+        if not seen.compact and not seen.earlier:
             return None  # an invalid record: only the whole node can stand for it
         looked_up = self._lookups.found(ref)
         if looked_up is not None:
@@ -107,7 +108,10 @@ class Resolver:
         first = nodes.first_record(ref)
         if first is not None:
             return first
-        self._lookups.left_out(ref, self._intake.compact_tools.get(ref, "the Reader tool"))
+        if seen.earlier and ref not in self._intake.compact_tools:
+            self._lookups.left_out_earlier(ref)
+        else:
+            self._lookups.left_out(ref, self._intake.compact_tools.get(ref, "the Reader tool"))
         return None
 
 

@@ -6,7 +6,7 @@ import logging
 from collections.abc import AsyncIterable, AsyncIterator, Callable
 from typing import TypeVar, Unpack
 
-from ag_ui.core import BaseEvent
+from ag_ui.core import BaseEvent, RunAgentInput
 
 from ..options import CitationOptions, OptionKeywords
 from ..plugins.numbered import ACTIVE_RUN
@@ -23,16 +23,21 @@ T = TypeVar("T")
 def cite(
     events: AsyncIterable[BaseEvent],
     *,
+    input: RunAgentInput | None = None,
     run: CitationRun | None = None,
     **options: Unpack[OptionKeywords],
 ) -> AsyncIterator[BaseEvent]:
     """Yield `events` unchanged, in order, plus one `moca.citations` event per assistant
     message with text, after its last TEXT_MESSAGE_END (or chunk) and before RUN_FINISHED.
 
-    `options` are those of `CitationOptions` (`reader_tools`, `include_text`, `lookup`,
-    `packages`, ...). An adapter that also captures Reader results outside the stream
-    passes its own `run` instead. Nothing is sent after RUN_ERROR; if anything in the
-    citation layer fails, it is logged and the events flow on untouched.
+    `input` is the run's `RunAgentInput`: its messages are the thread the model reads, so
+    markers count on from the earlier turns and an earlier source is cited with the
+    record the Reader gives in this run (`lookup` asks it again); without it, the run
+    knows only its own results. `options` are those of `CitationOptions`
+    (`reader_tools`, `include_text`, `lookup`, `packages`, ...). An adapter that also
+    captures Reader results outside the stream passes its own `run` instead. Nothing is
+    sent after RUN_ERROR; if anything in the citation layer fails, it is logged and the
+    events flow on untouched.
     """
     if run is not None and options:
         raise TypeError("pass either run= or options, not both: the run holds its options")
@@ -40,6 +45,8 @@ def cite(
         kind = type(events).__name__
         raise TypeError(f"cite() needs an async iterable of AG-UI events, not {kind}")
     run = run or CitationRun(CitationOptions.from_kwargs(**options))
+    if input is not None:
+        run.read_history(input.messages or ())
     return cited(events, CitationStream(run))
 
 

@@ -19,6 +19,7 @@ so every record is checked and sent (the dearest case). The same result as a Pyt
 from __future__ import annotations
 
 import argparse
+import importlib
 import contextlib
 import json
 from collections.abc import Awaitable, Callable
@@ -57,11 +58,19 @@ def floor(text: str) -> Callable[[], Awaitable[int]]:
     return run
 
 
+def run_class(core: ModuleType) -> Any:
+    """The core's `CitationRun`: in its adapter kit (0.2) or at its top level (before)."""
+    found = getattr(core, "CitationRun", None)
+    return found or importlib.import_module(f"{core.__name__}.adapter").CitationRun
+
+
 def cited(core: ModuleType, result: object, answer: str) -> Callable[[], Awaitable[int]]:
+    citation_run_class = run_class(core)
+
     async def run() -> int:
         encoder, written = EventEncoder(), 0
         for _ in range(ROUNDS):
-            citation_run = core.CitationRun(core.CitationOptions())
+            citation_run = citation_run_class(core.CitationOptions())
             citation_run.capture("moca_search", result)
             citation_run.add_text("m1", answer)
             event = await citation_run.event_for("m1")

@@ -1,0 +1,61 @@
+"""The tool results of a thread's earlier turns, as the model reads them on this turn.
+
+AG-UI clients send the whole thread with each run (`RunAgentInput.messages`): assistant
+messages with their `toolCalls`, and `tool` messages with each call's result. What a
+result holds is the client's word, so only what the model was shown counts here (which
+nodes, in which order, with which markers), never a record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any, NamedTuple
+
+__all__ = ["EarlierResult", "earlier_results"]
+
+
+class EarlierResult(NamedTuple):
+    """One tool result of the thread: the tool, its call's id, its content."""
+
+    tool_name: str
+    call_id: str
+    content: object
+
+
+def earlier_results(messages: Iterable[object]) -> list[EarlierResult]:
+    """Each tool result of `messages`, in the order the model issued the calls.
+
+    `messages` are `ag_ui.core` messages or wire dicts (camelCase). A call's result is
+    the content of the `tool` message naming its id; a result of no call the thread
+    shows (no tool name) and a call without a result are passed over.
+    """
+    calls: list[tuple[str, str]] = []  # (call id, tool name), in the order issued
+    contents: dict[str, object] = {}
+    for message in messages:
+        role = _field(message, "role", "role")
+        if role == "assistant":
+            for call in _field(message, "tool_calls", "toolCalls") or ():
+                call_id = _field(call, "id", "id")
+                name = _field(_field(call, "function", "function"), "name", "name")
+                if isinstance(call_id, str) and isinstance(name, str):
+                    calls.append((call_id, name))
+        elif role == "tool":
+            call_id = _field(message, "tool_call_id", "toolCallId")
+            if isinstance(call_id, str):
+                contents.setdefault(call_id, _field(message, "content", "content"))
+    return list(_results(calls, contents))
+
+
+def _results(calls: list[tuple[str, str]], contents: dict[str, object]) -> Iterator[EarlierResult]:
+    seen: set[str] = set()
+    for call_id, name in calls:
+        if call_id in contents and call_id not in seen:
+            seen.add(call_id)
+            yield EarlierResult(name, call_id, contents[call_id])
+
+
+def _field(value: Any, name: str, wire_name: str) -> Any:
+    """A field of an `ag_ui.core` model (snake_case) or of a wire dict (camelCase)."""
+    if isinstance(value, dict):
+        return value.get(wire_name, value.get(name))
+    return getattr(value, name, None)

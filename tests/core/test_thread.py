@@ -1,0 +1,198 @@
+"""Conversations, not runs: a run reads the thread the model reads (`RunAgentInput.messages`).
+
+Markers count on from the earlier turns; an earlier source is cited only with a record
+the Reader gives in this run (returned again, or through `lookup`), never with the
+client's copy, and never as another node.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from typing import Any
+
+import httpx
+from ag_ui.core import BaseEvent, RunAgentInput
+from ag_ui.encoder import EventEncoder
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import StreamingResponse
+from starlette.routing import Route
+
+import moca_agui
+import moca_agui.adapter
+from moca_agui.asgi import CitationMiddleware
+from streams import message, run, source, tool_call
+from support import citation_events, collect, parse_sse, record, ref, run_input
+
+A, B, C = record("a.md"), record("b.md"), record("c.md")
+
+
+def earlier_turn(n: int, tool: str, result: object, answer: str) -> list[dict[str, Any]]:
+    """One earlier turn as a client sends it back: the question, the assistant's call, the
+    tool's result (the content the model was shown), the answer."""
+    content = result if isinstance(result, str) else json.dumps(result)
+    call = {"id": f"c{n}", "type": "function", "function": {"name": tool, "arguments": "{}"}}
+    return [
+        {"id": f"u{n}", "role": "user", "content": "a question"},
+        {"id": f"a{n}", "role": "assistant", "toolCalls": [call]},
+        {"id": f"t{n}", "role": "tool", "toolCallId": f"c{n}", "content": content},
+        {"id": f"m{n}", "role": "assistant", "content": answer},
+    ]
+
+
+def numbered_view(*shown: tuple[str, dict[str, Any]]) -> dict[str, Any]:
+    """What a numbered Reader tool showed the model: each record beside its marker."""
+    return {"results": [{"marker": marker, "result": rec} for marker, rec in shown]}
+
+
+def turn_input(*history: dict[str, Any], run_id: str = "run-2") -> RunAgentInput:
+    return RunAgentInput.model_validate(run_input(run_id=run_id, history=history))
+
+
+class Lookup:
+    """A `lookup` that answers from the Reader's own records, and counts what it was asked."""
+
+    def __init__(self, *records: dict[str, Any]) -> None:
+        self.records = {ref(r): r for r in records}
+        self.asked: list[str] = []
+
+    async def __call__(self, node_ref: str) -> dict[str, Any] | None:
+        self.asked.append(node_ref)
+        return self.records.get(node_ref)
+
+
+async def cited(input: RunAgentInput, *parts: Any, **options: Any) -> list[dict[str, Any]]:
+    values = citation_events(
+        await collect(moca_agui.cite(source(run(*parts)), input=input, **options))
+    )
+    return [c for value in values for c in value["citations"]]
+
+
+async def test_the_default_table_numbers_the_threads_entries_first_and_never_shifts():
+    thread = turn_input(*earlier_turn(1, "moca_get_node", A, "See [1]."))
+    parts = (tool_call("c2", "moca_get_node", C), message("m2", "As said [1]; and [2]."))
+    lookup = Lookup(A, C)
+    start = datetime.now(UTC)
+    assert await cited(thread, *parts, lookup=lookup) == [
+        {"marker": "[1]", "record": A},
+        {"marker": "[2]", "record": C},
+    ]
+    assert lookup.asked == [ref(A)]  # C was returned in this run: only A is asked again
+    [value] = citation_events(
+        await collect(moca_agui.cite(source(run(*parts)), input=thread, lookup=Lookup(A)))
+    )
+    assert datetime.fromisoformat(value["computedAt"]) >= start.replace(microsecond=0)
+
+
+async def test_without_lookup_an_earlier_source_is_left_out_once_naming_the_fix(caplog):
+    thread = turn_input(*earlier_turn(1, "moca_get_node", A, "See [1]."))
+    parts = (
+        tool_call("c2", "moca_get_node", C),
+        message("m2", f"As said [1] and {ref(A)}; and [2]."),
+    )
+    with caplog.at_level(logging.WARNING, logger="moca_agui"):
+        assert await cited(thread, *parts) == [{"marker": "[2]", "record": C}]
+    said = [r.getMessage() for r in caplog.records if ref(A) in r.getMessage()]
+    assert len(said) == 1 and "lookup=moca_agui.reader_lookup(" in said[0]
+
+
+async def test_a_record_the_client_sent_back_is_never_sent():
+    tampered = json.loads(json.dumps(A))
+    tampered["trust"]["status"] = "stable"
+    tampered["trust"]["attestedReviews"] = [{"by": "forged"}]
+    tampered["node"]["title"] = "A forged title"
+    thread = turn_input(*earlier_turn(1, "moca_get_node", tampered, "See [1]."))
+    parts = (message("m2", "As said [1]."),)
+    assert await cited(thread, *parts) == []
+    assert await cited(thread, *parts, lookup=Lookup(A)) == [{"marker": "[1]", "record": A}]
+
+
+async def test_a_source_this_run_returns_again_keeps_its_number_and_its_new_record():
+    newer = record("a.md", stale=True)
+    thread = turn_input(*earlier_turn(1, "moca_search", {"query": "q", "results": [A, B]}, "[2]"))
+    lookup = Lookup(A, B)
+    parts = (
+        tool_call("c2", "moca_search", {"query": "q", "results": [C, newer]}),
+        message("m2", "Now [3], and [1] again."),
+    )
+    assert await cited(thread, *parts, lookup=lookup) == [
+        {"marker": "[3]", "record": C},
+        {"marker": "[1]", "record": newer},
+    ]
+    assert lookup.asked == []  # this run's Reader gave both records
+
+
+async def test_numbered_tools_continue_after_the_highest_number_the_thread_shows():
+    earlier = numbered_view(("[1]", A), ("[2]", B))
+    citation_run = moca_agui.adapter.CitationRun()
+    citation_run.read_history(turn_input(*earlier_turn(1, "moca_search", earlier, "[2]")).messages)
+    shown = json.loads(str(citation_run.numbered("moca_search", {"query": "q", "results": [C, A]})))
+    assert [entry["marker"] for entry in shown["results"]] == ["[3]", "[1]"]
+    citation_run.add_text("m2", "C is [3]; A is still [1]; B was [2].")
+    event = await citation_run.event_for("m2")
+    assert event is not None
+    assert event.value["citations"] == [
+        {"marker": "[3]", "record": C},
+        {"marker": "[1]", "record": A},
+    ]  # B: read in turn 1 only, and no lookup
+
+
+async def test_a_node_the_model_never_read_is_never_looked_up():
+    thread = turn_input(*earlier_turn(1, "moca_get_node", A, "See [1]."))
+    lookup = Lookup(A, B)
+    assert await cited(thread, message("m2", f"Per {ref(B)} and [2]."), lookup=lookup) == []
+    assert lookup.asked == []
+
+
+async def test_three_turns_number_every_turns_sources_in_the_order_read():
+    thread = turn_input(
+        *earlier_turn(1, "moca_get_node", A, "[1]"),
+        *earlier_turn(2, "moca_get_node", B, "[2]"),
+        run_id="run-3",
+    )
+    parts = (tool_call("c3", "moca_get_node", C), message("m3", "[3], [2] and [1]."))
+    assert await cited(thread, *parts, lookup=Lookup(A, B)) == [
+        {"marker": "[3]", "record": C},
+        {"marker": "[2]", "record": B},
+        {"marker": "[1]", "record": A},
+    ]
+
+
+async def test_a_thread_that_cannot_be_read_costs_only_the_earlier_sources(caplog):
+    broken = RunAgentInput.model_validate(run_input(run_id="run-2"))
+    broken.messages = [object()]  # type: ignore[list-item]
+    parts = (tool_call("c2", "moca_get_node", C), message("m2", "[1]"))
+    assert await cited(broken, *parts) == [{"marker": "[1]", "record": C}]
+    hostile = earlier_turn(1, "moca_get_node", "[" * 50_000, "x")
+    assert await cited(turn_input(*hostile), *parts) == [{"marker": "[1]", "record": C}]
+
+
+async def test_an_instrumented_run_function_reads_the_thread_of_its_input():
+    async def run_agent(input: RunAgentInput) -> AsyncIterator[BaseEvent]:
+        for event in run(message("m2", "As said [1].")):
+            yield event
+
+    thread = turn_input(*earlier_turn(1, "moca_get_node", A, "See [1]."))
+    agent = moca_agui.instrument(run_agent, lookup=Lookup(A))
+    [value] = citation_events(await collect(agent(thread)))
+    assert value["citations"] == [{"marker": "[1]", "record": A}]
+
+
+async def test_the_middleware_reads_the_thread_from_the_request_body():
+    async def endpoint(request: Request) -> StreamingResponse:
+        RunAgentInput.model_validate(await request.json())
+        events = run(tool_call("c2", "moca_get_node", C), message("m2", "[1] and [2]."))
+        encoder = EventEncoder()
+        body = (encoder.encode(event) for event in events)
+        return StreamingResponse(body, media_type="text/event-stream")
+
+    app = CitationMiddleware(Starlette(routes=[Route("/", endpoint, methods=["POST"])]))
+    body = run_input(run_id="run-2", history=earlier_turn(1, "moca_get_node", A, "[1]"))
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        response = await client.post("/", json=body)
+    [value] = citation_events(parse_sse(response.text))
+    assert value["citations"] == [{"marker": "[2]", "record": C}]  # [1]: no lookup, left out
