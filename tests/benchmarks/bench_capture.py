@@ -19,8 +19,8 @@ so every record is checked and sent (the dearest case). The same result as a Pyt
 from __future__ import annotations
 
 import argparse
-import importlib
 import contextlib
+import importlib
 import json
 from collections.abc import Awaitable, Callable
 from types import ModuleType
