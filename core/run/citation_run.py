@@ -55,8 +55,8 @@ class CitationRun:
         self._hooks = Hooks(self.options)
         self._checks = Checks(self.options)
         self._intake = Intake(self._hooks, self._checks, ledger)
-        lookups = Lookups(self.options, self._checks)
-        self._resolver = Resolver(self._hooks, ledger, self._checks, lookups, self._intake)
+        self._lookups = Lookups(self.options, self._checks)
+        self._resolver = Resolver(self._hooks, ledger, self._checks, self._lookups, self._intake)
         self._ledger = ledger
 
     def renewed(self) -> CitationRun:
@@ -140,6 +140,26 @@ class CitationRun:
         """Ids of the assistant messages that have text, in the order they began."""
         return self.messages.with_text()
 
+    @property
+    def looks_ahead(self) -> bool:
+        """Whether an answer's text is worth reading as it streams: a `lookup` is set and
+        some source's record can come only from it (a compact result, an earlier turn)."""
+        return self._lookups.configured and (
+            bool(self._intake.compact_tools) or self._ledger.has_earlier
+        )
+
+    def mentioned(self, text: str) -> None:
+        """`text`, a part of an answer still streaming, may name sources only `lookup` can
+        give a record of: start those lookups now, so they run while the model writes."""
+        try:
+            self._resolver.prefetch(text)
+        except Exception:
+            logger.exception("moca_agui: could not look ahead; lookups wait for the answer")
+
+    def end_lookups(self) -> None:
+        """End the lookups still running: the run ended, failed or lost its client."""
+        self._lookups.cancel()
+
     def mute(self, message_id: str) -> None:
         """Never cite this message (another role's, or one cited upstream)."""
         self.messages.mute(message_id)
@@ -161,6 +181,8 @@ class CitationRun:
         except Exception:
             logger.exception("moca_agui: no citations sent for this run; the answer is unchanged")
             return []
+        finally:
+            self._lookups.cancel()  # what was looked up ahead and never cited
         return events
 
     async def event_for(self, message_id: str) -> CustomEvent | None:

@@ -86,6 +86,11 @@ class Ledger:
                         self._next = number + 1
             self._order = None
 
+    @property
+    def has_earlier(self) -> bool:
+        """Whether the thread's earlier turns named any entry."""
+        return bool(self._earlier)
+
     def add(
         self, call_id: str | None, source: str, items: list[Item], captured_at: datetime
     ) -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..options import CitationOptions, Lookup
 from ..records.entry import entry_of
@@ -31,7 +31,7 @@ def reader_lookup(call: Callable[[str], object]) -> Lookup:
     """
 
     async def lookup(ref: str) -> dict[str, Any] | None:
-        if inspect.iscoroutinefunction(call):
+        if _is_async(call):
             answer = await call(ref)
         else:
             answer = await asyncio.to_thread(call, ref)
@@ -47,29 +47,56 @@ def reader_lookup(call: Callable[[str], object]) -> Lookup:
 
 
 class Lookups:
-    """One run's answers from `lookup`, by ref: each ref is asked at most once."""
+    """One run's answers from `lookup`, by ref: each ref is asked at most once.
 
-    __slots__ = ("_checks", "_found", "_lookup", "_timeout", "_warned")
+    A lookup runs as a task from the moment it is started (`start`: a source was first
+    mentioned while the answer streams), so it runs while the model writes the rest;
+    `look_up` waits for the ones an answer needs, and `cancel` ends the rest.
+    """
+
+    __slots__ = ("_checks", "_found", "_lookup", "_tasks", "_timeout", "_warned")
 
     def __init__(self, options: CitationOptions, checks: Checks) -> None:
         self._lookup = options.lookup
         self._timeout = options.lookup_timeout
         self._checks = checks
         self._found: dict[str, Found | None] = {}  # ref -> answer
+        self._tasks: dict[str, asyncio.Task[None]] = {}  # ref -> its lookup, once started
         self._warned: set[str] = set()  # refs left out for want of a lookup, said once
 
+    @property
+    def configured(self) -> bool:
+        """Whether the service gave a `lookup` to ask."""
+        return self._lookup is not None
+
     def asked(self, ref: str) -> bool:
-        return ref in self._found
+        return ref in self._tasks
 
     def found(self, ref: str) -> Found | None:
         return self._found.get(ref)
 
-    async def look_up(self, refs: Iterable[str]) -> None:
-        """Ask for `refs` together: a dead Reader costs one timeout, not one per node."""
+    def start(self, refs: Iterable[str]) -> None:
+        """Start asking for each of `refs` not asked yet; returns at once."""
         lookup = self._lookup
-        pending = [ref for ref in dict.fromkeys(refs) if ref not in self._found]
-        if pending and lookup is not None:
-            await asyncio.gather(*(self._look_up(lookup, ref) for ref in pending))
+        if lookup is None:
+            return
+        for ref in refs:
+            if ref not in self._tasks:
+                self._tasks[ref] = asyncio.create_task(self._look_up(lookup, ref))
+
+    async def look_up(self, refs: Iterable[str]) -> None:
+        """Ask for `refs` (those not started yet) and wait for all of them, together: a
+        dead Reader costs one timeout, not one per node."""
+        wanted = list(dict.fromkeys(refs))
+        self.start(wanted)
+        tasks = [self._tasks[ref] for ref in wanted if ref in self._tasks]
+        if tasks:
+            await asyncio.wait(tasks)
+
+    def cancel(self) -> None:
+        """End every lookup still running (the run ended, failed or lost its client)."""
+        for task in self._tasks.values():
+            task.cancel()
 
     def left_out(self, ref: str, tool: str) -> None:
         """Say once why a node named only by a compact result is left out: no `lookup`."""
@@ -95,10 +122,9 @@ class Lookups:
             )
 
     async def _look_up(self, lookup: Lookup, ref: str) -> None:
-        self._found[ref] = None
         try:
             async with asyncio.timeout(self._timeout):
-                if inspect.iscoroutinefunction(lookup):
+                if _is_async(lookup):
                     answer = await lookup(ref)
                 else:  # a blocking lookup must not stall the event loop
                     answer = await asyncio.to_thread(lookup, ref)
@@ -122,3 +148,11 @@ class Lookups:
             logger.warning("moca_agui: left out %s: lookup returned another node", ref)
             return
         self._found[ref] = (record, datetime.now(UTC), entry.span)
+
+
+def _is_async(function: Callable[..., object]) -> TypeGuard[Callable[..., Awaitable[Any]]]:
+    """Whether calling `function` makes a coroutine: an `async def`, or an object whose
+    `__call__` is one (called in the event loop, not in a thread)."""
+    return inspect.iscoroutinefunction(function) or inspect.iscoroutinefunction(
+        getattr(function, "__call__", None)  # noqa: B004
+    )

@@ -32,9 +32,36 @@ class Resolver:
         self._lookups = lookups
         self._intake = intake
 
+    def prefetch(self, text: str) -> None:
+        """Start the lookups `text` (a part of an answer still streaming) will need: for
+        each source it names that only `lookup` can give a record. Returns at once."""
+        first, by_entry, nodes = self._mentioned(text)
+        self._lookups.start(self._to_look_up([by_entry[entry] for entry in first], nodes))
+
     async def citations(self, text: str) -> list[Citation]:
         """The citations of `text`: one per node and span it names, in order of first
         mention, each with the record the run holds for it (left out if it has none)."""
+        first, by_entry, nodes = self._mentioned(text)
+        await self._lookups.look_up(self._to_look_up([by_entry[entry] for entry in first], nodes))
+        citations: list[Citation] = []
+        by_key: dict[tuple[str, tuple[int, int] | None], Citation] = {}
+        for entry, marker in first.items():
+            found = self._record_of(by_entry[entry], nodes)
+            if found is None:
+                continue
+            record, captured_at, span = found
+            key = (entry.ref, span)  # one entry per node and span in the event
+            citation = by_key.get(key)
+            if citation is None:
+                by_key[key] = citation = Citation(record, marker, captured_at)
+                citations.append(citation)
+            elif citation.marker is None and marker:
+                citation.marker = marker
+        return citations
+
+    def _mentioned(self, text: str) -> tuple[dict[Entry, str | None], dict[Entry, Seen], _Nodes]:
+        """The entries `text` names, in order of first mention, each with its marker (None:
+        named by ref), and the run's entries by entry and by node."""
         seen = self._ledger.entries()
         by_entry = {s.entry: s for s in seen}
         nodes = _Nodes(seen, self._checks.record)
@@ -51,30 +78,18 @@ class Resolver:
                 entry = nodes.named(mention.ref).entry
             if entry not in first or (first[entry] is None and marker):
                 first[entry] = marker
-        cited = [by_entry[entry] for entry in first]
-        await self._lookups.look_up(
+        return first, by_entry, nodes
+
+    def _to_look_up(self, cited: list[Seen], nodes: _Nodes) -> list[str]:
+        """The nodes of `cited` only `lookup` can give a record of: named by a compact
+        result or in an earlier turn, with no record of this run."""
+        return [
             s.entry.ref
             for s in cited
             if (s.compact or s.earlier)
-            and not self._lookups.asked(s.entry.ref)
             and self._checks.record(s) is None
             and nodes.whole(s.entry.ref) is None
-        )
-        citations: list[Citation] = []
-        by_key: dict[tuple[str, tuple[int, int] | None], Citation] = {}
-        for entry, marker in first.items():
-            found = self._record_of(by_entry[entry], nodes)
-            if found is None:
-                continue
-            record, captured_at, span = found
-            key = (entry.ref, span)  # one entry per node and span in the event
-            citation = by_key.get(key)
-            if citation is None:
-                by_key[key] = citation = Citation(record, marker, captured_at)
-                citations.append(citation)
-            elif citation.marker is None and marker:
-                citation.marker = marker
-        return citations
+        ]
 
     def _marker_table(self, seen: list[Seen], by_entry: Mapping[Entry, Seen]) -> dict[str, Entry]:
         """marker -> entry: the shown numbers, the default numbering, or a plugin's table;

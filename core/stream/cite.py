@@ -76,6 +76,7 @@ async def cited(
         for extra in await stream.close():
             yield extra
     finally:
+        stream.stop()  # a client that left leaves nothing of the run running
         ACTIVE_RUN.set(outside)
         close = getattr(iterator, "aclose", None)
         if close is not None:

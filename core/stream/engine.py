@@ -22,6 +22,9 @@ __all__ = ["CitationStream"]
 
 logger = logging.getLogger("moca_agui")
 
+#: How much of an answer's last word is kept to read with its next delta: longer than
+#: any marker or ref (a longer word cannot be one).
+_CARRY = 1024
 #: The message no delta goes to: while the follower must see every delta (the layer is
 #: off, or a chunked message is open), no message id is this.
 _NO_MESSAGE = object()
@@ -48,6 +51,8 @@ class CitationStream(StreamSink):
     """
 
     __slots__ = (
+        "_ahead",
+        "_carry",
         "_due",
         "_open",
         "_parts",
@@ -82,6 +87,8 @@ class CitationStream(StreamSink):
         self._started = False
         self._open: set[str] = set()  # messages started and not yet ended
         self._snapshot_ids: set[str] | None = None  # assistant ids of the last snapshot
+        self._ahead = False  # whether answers are read as they stream (`run.looks_ahead`)
+        self._carry: dict[str, str] = {}  # message id -> its text since its last space
         self._no_delta_path()
 
     def _no_delta_path(self) -> None:
@@ -105,6 +112,8 @@ class CitationStream(StreamSink):
                 message_id is parts_of or (type(message_id) is str and message_id == parts_of)
             ):
                 self._parts.append(delta)
+                if self._ahead:
+                    self._read_ahead(str(message_id), delta)
                 return False
         elif type(event) is RawEvent:  # the follower reads nothing of it, it closes nothing
             return False
@@ -127,8 +136,28 @@ class CitationStream(StreamSink):
             return False
         if self._snapshot_ids is not None:
             self._snapshot_read(self._snapshot_ids)
+        self._ahead = self.alive and self.run.looks_ahead
         due, self._due = self._due, False
         return due
+
+    def _read_ahead(self, message_id: str, delta: str) -> None:
+        """Hand the run each stretch of an answer that ends at a space as it streams: the
+        sources it names can be looked up while the model writes the rest."""
+        window = self._carry.get(message_id, "") + delta
+        cut = max(window.rfind(" "), window.rfind("\n"))
+        if cut < 0:
+            self._carry[message_id] = window[-_CARRY:]
+            return
+        self._carry[message_id] = window[cut:][-_CARRY:]
+        head = window[:cut]
+        if "[" in head or "#" in head:  # a marker, or a versioned ref
+            self.run.mentioned(head)
+
+    def stop(self) -> None:
+        """The stream ends here, whatever it held (its client left): nothing of the run
+        stays running."""
+        self.alive = False
+        self.run.end_lookups()
 
     def _snapshot_read(self, shown: set[str]) -> None:
         """A snapshot was read: with `snapshot_replaces`, the run's messages it leaves out
@@ -170,6 +199,7 @@ class CitationStream(StreamSink):
             if self.alive and not self._sent:
                 logger.warning("moca_agui: a run began before the last one finished; no "
                                "citations for the unfinished one")  # fmt: skip
+            self.run.end_lookups()
             self._reset(self.run.renewed())
         self._started = True
 
@@ -180,10 +210,15 @@ class CitationStream(StreamSink):
 
     def message_closed(self, message_id: str) -> None:
         self._open.discard(message_id)
+        carry = self._carry.pop(message_id, "")
+        if self._ahead and ("[" in carry or "#" in carry):
+            self.run.mentioned(carry)
 
     def text(self, message_id: str, delta: str) -> None:
         if delta:
             self.run.add_text(message_id, delta)
+            if self._ahead:
+                self._read_ahead(message_id, delta)
 
     def tool_call(self, tool_call_id: str, tool_name: str) -> None:
         self.run.call_made(tool_call_id, tool_name)  # the order the model issued its calls
@@ -224,6 +259,7 @@ class CitationStream(StreamSink):
 
     def run_error(self) -> None:
         self.alive = False
+        self.run.end_lookups()
 
     def rejected(self, kind: str, reason: str) -> None:
         logger.debug("moca_agui: %s left out of every message: %s", kind, reason)

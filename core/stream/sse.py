@@ -85,7 +85,9 @@ class SSECitations:
 
     def close(self) -> None:
         """Stop citing (the response was cut off or failed)."""
-        self._stream = None
+        stream, self._stream = self._stream, None
+        if stream is not None:
+            stream.stop()
 
     def _held(self) -> bytes:
         held = bytes(self._rest)

@@ -1,0 +1,108 @@
+"""Citations as fast as the answer: a source only `lookup` can give a record of is looked
+up when the streamed answer first names it, while the model writes the rest; once a node
+a run; and nothing is left running when the run ends, fails or its client leaves."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Iterable
+from typing import Any
+
+from ag_ui.core import BaseEvent, TextMessageContentEvent, TextMessageEndEvent
+
+import moca_agui
+from streams import message, run, run_error, tool_call
+from support import citation_events, collect, compact, other_tasks, record, ref, settled
+
+A, B = record("a.md"), record("b.md")
+SEARCH = tool_call("c1", "moca_search", {"query": "q", "results": [compact(A), compact(B)]})
+
+
+async def streamed(events: Iterable[BaseEvent], said: dict[str, bool]) -> AsyncIterator[BaseEvent]:
+    """`events` as a model streams them: the loop runs between two events; `said["end"]`
+    turns True just before the answer's TEXT_MESSAGE_END."""
+    for event in events:
+        if isinstance(event, TextMessageEndEvent):
+            said["end"] = True
+        yield event
+        await asyncio.sleep(0)
+
+
+def answer(*words: str) -> list[BaseEvent]:
+    return message("m1", *(f"{word} " for word in words))
+
+
+class Lookup:
+    """A Reader's `lookup` that says, for each call, whether the answer had ended."""
+
+    def __init__(self, said: dict[str, bool], *, blocked: asyncio.Event | None = None) -> None:
+        self.said = said
+        self.calls: list[tuple[str, bool]] = []
+        self.blocked = blocked
+        self.cancelled: list[str] = []
+
+    async def __call__(self, node_ref: str) -> dict[str, Any] | None:
+        self.calls.append((node_ref, self.said["end"]))
+        try:
+            if self.blocked is not None:
+                await self.blocked.wait()
+        except asyncio.CancelledError:
+            self.cancelled.append(node_ref)
+            raise
+        return {ref(A): A, ref(B): B}.get(node_ref)
+
+
+async def test_a_source_is_looked_up_once_when_first_named_before_the_answer_ends():
+    said = {"end": False}
+    lookup = Lookup(said)
+    words = ["Per", "[1],", "again", "[1]", f"and {ref(A)};", "then", "[2]."]
+    stream = moca_agui.cite(streamed(run(SEARCH, answer(*words)), said), lookup=lookup)
+    [value] = citation_events(await collect(stream))
+    assert value["citations"] == [{"marker": "[1]", "record": A}, {"marker": "[2]", "record": B}]
+    assert lookup.calls == [(ref(A), False), (ref(B), False)]  # each once, while streaming
+
+
+async def test_a_source_named_only_in_the_last_word_is_looked_up_when_the_answer_ends():
+    said = {"end": False}
+    lookup = Lookup(said)
+    events = run(SEARCH, message("m1", "Only ", "[2]"))  # no space after it
+    [value] = citation_events(await collect(moca_agui.cite(streamed(events, said), lookup=lookup)))
+    assert value["citations"] == [{"marker": "[2]", "record": B}]
+    assert lookup.calls == [(ref(B), True)]
+
+
+async def test_a_source_never_named_is_never_looked_up():
+    said = {"end": False}
+    lookup = Lookup(said)
+    events = run(SEARCH, answer("Nothing", "cited", "[9]", "here."))
+    assert citation_events(await collect(moca_agui.cite(streamed(events, said), lookup=lookup)))
+    assert lookup.calls == []
+
+
+async def test_a_client_leaving_mid_lookup_leaves_no_task_and_no_error(caplog):
+    said = {"end": False}
+    lookup = Lookup(said, blocked=asyncio.Event())
+    baseline = set(asyncio.all_tasks())
+    events = run(SEARCH, answer("Per", "[1]", "and", "more", "words", "to", "come."))
+    stream = moca_agui.cite(streamed(events, said), lookup=lookup)
+    with caplog.at_level(logging.INFO, logger="moca_agui"):
+        async for event in stream:
+            if isinstance(event, TextMessageContentEvent) and "more" in event.delta:
+                break  # the client leaves
+        assert lookup.calls == [(ref(A), False)]
+        await stream.aclose()  # type: ignore[attr-defined]
+        assert await settled(lambda: not other_tasks(baseline))
+    assert lookup.cancelled == [ref(A)]
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+async def test_a_run_error_mid_lookup_ends_the_lookup():
+    said = {"end": False}
+    lookup = Lookup(said, blocked=asyncio.Event())
+    baseline = set(asyncio.all_tasks())
+    events = [*run(SEARCH, answer("Per", "[1]", "and", "more."))[:-1], run_error()]
+    stream = await collect(moca_agui.cite(streamed(events, said), lookup=lookup))
+    assert not citation_events(stream)
+    assert await settled(lambda: not other_tasks(baseline))
+    assert lookup.cancelled == [ref(A)]
