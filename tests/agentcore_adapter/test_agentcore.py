@@ -33,7 +33,7 @@ from support import (
 )
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "strands_adapter"))
-from strands_support import ScriptedModel, reader_tools, strands_agent  # noqa: E402
+from strands_support import ScriptedModel, reader_tools, strands_agent
 
 A, B = record("a.md"), record("b.md")
 QUESTION = "Do I need to register my hives?"

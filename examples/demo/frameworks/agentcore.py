@@ -20,7 +20,7 @@ import moca_agui
 from ..reader import DemoReader
 from .strands import DemoModel, reader_tools
 
-__all__ = ["build_app", "build_agentcore_app"]
+__all__ = ["build_agentcore_app", "build_app"]
 
 
 def build_app(reader: DemoReader, **cite_options: Any) -> ASGIApp:
@@ -36,7 +36,8 @@ def build_agentcore_app(reader: DemoReader, **cite_options: Any) -> ASGIApp:
     """AgentCore's own app, as `serve_ag_ui(agent)` serves it."""
     cite_options.setdefault("lookup", reader.get)
     strands_agent = Agent(model=DemoModel(), tools=[*reader_tools(reader)], callback_handler=None)
-    agent = moca_agui.instrument(StrandsAgent(agent=strands_agent, name="moca-demo"), **cite_options)
+    served = StrandsAgent(agent=strands_agent, name="moca-demo")
+    agent = moca_agui.instrument(served, **cite_options)
     app: ASGIApp = build_ag_ui_app(agent)
     return app
 
