@@ -50,7 +50,7 @@ class CitingAGUIStream(AGUIStream):
         middleware.options = options_of(self)
         return middleware
 
-    def dispatch(  # type: ignore[override]
+    def dispatch(
         self,
         incoming: Any,
         *,

@@ -18,7 +18,10 @@ from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from ag_ui_claude_sdk import ClaudeAgentAdapter, add_claude_fastapi_endpoint
+from ag_ui_claude_sdk import (  # type: ignore[import-untyped]
+    ClaudeAgentAdapter,
+    add_claude_fastapi_endpoint,
+)
 from claude_agent_sdk import SdkMcpTool, create_sdk_mcp_server, tool
 from fastapi import FastAPI
 
@@ -146,7 +149,7 @@ def _block(index: int, step: Any, tools: list[str]) -> Iterator[tuple[str, dict[
         call_id = (
             getattr(step, "id", None) or f"toolu_{index}_{abs(hash(json.dumps(step.arguments))):x}"
         )
-        block = {"type": "tool_use", "id": call_id, "name": name, "input": {}}
+        block: dict[str, Any] = {"type": "tool_use", "id": call_id, "name": name, "input": {}}
         yield "content_block_start", {"type": "content_block_start", "index": index,
                                       "content_block": block}  # fmt: skip
         delta = {"type": "input_json_delta", "partial_json": json.dumps(step.arguments)}
