@@ -42,6 +42,7 @@ def tests(session: nox.Session) -> None:
         "pytest",
         "--ignore=tests/agent_framework_adapter",
         "--ignore=tests/langgraph_mcp_adapter",
+        "--ignore=tests/claude_sdk_middleware",
         *session.posargs,
     )
     if not session.posargs:  # `nox -s tests -- tests/core` runs only what it names
@@ -326,3 +327,35 @@ def bench(session: nox.Session) -> None:
         "instructions", "latency",
     ):  # fmt: skip
         session.run("python", f"tests/benchmarks/bench_{name}.py", *session.posargs)
+
+
+#: bedrock-agentcore's first release with AG-UI support found (1.6.0; not bisected below)
+#: and the newest; AgentCore serves the Strands agent of the tests.
+AGENTCORE_VERSIONS = {
+    "1.6.0": ("bedrock-agentcore[ag-ui]==1.6.0",),
+    "newest": ("bedrock-agentcore[ag-ui]>=1.6",),
+}
+
+
+@nox.session(python=PYTHON, name="tests-agentcore")
+@nox.parametrize("pins", list(AGENTCORE_VERSIONS.values()), ids=list(AGENTCORE_VERSIONS))
+def tests_agentcore(session: nox.Session, pins: tuple[str, ...]) -> None:
+    """AWS Bedrock AgentCore (SSE and WebSocket) on each pinned set of AGENTCORE_VERSIONS."""
+    session.install("-e", ".[agentcore,test]", *pins)
+    session.run("pytest", "tests/agentcore_adapter", *session.posargs)
+
+
+#: ag-ui-claude-sdk's oldest 0.2 on the oldest claude-agent-sdk it takes, and the newest.
+CLAUDE_SDK_VERSIONS = {
+    "0.2.0": ("ag-ui-claude-sdk==0.2.0", "claude-agent-sdk==0.2.166"),
+    "newest": ("ag-ui-claude-sdk>=0.2", "claude-agent-sdk>=0.2.166"),
+}
+
+
+@nox.session(python=PYTHON, name="tests-claude-sdk")
+@nox.parametrize("pins", list(CLAUDE_SDK_VERSIONS.values()), ids=list(CLAUDE_SDK_VERSIONS))
+def tests_claude_sdk(session: nox.Session, pins: tuple[str, ...]) -> None:
+    """The Claude Agent SDK behind the middleware: its own session, since claude-agent-sdk
+    ships the Claude Code CLI (a 400 MB wheel) that [all] does not carry."""
+    session.install("-e", ".[claude-sdk,test]", *pins)
+    session.run("pytest", "tests/claude_sdk_middleware", *session.posargs)

@@ -54,6 +54,8 @@ def _add_demo(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
             "strands",
             "agent-framework",
             "adk",
+            "agentcore",
+            "claude-sdk",
         ],
         help="the agent framework of the service (default: ag-ui, the bare SDK)",
     )

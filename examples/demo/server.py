@@ -61,6 +61,8 @@ FRAMEWORKS: dict[str, tuple[str, str]] = {
     "strands": ("strands", "strands,demo"),
     "agent-framework": ("agent_framework", "agent-framework,demo"),
     "adk": ("adk", "adk,demo"),
+    "agentcore": ("agentcore", "agentcore,demo"),
+    "claude-sdk": ("claude_sdk", "claude-sdk,demo"),
 }
 _JS = "text/javascript; charset=utf-8"
 #: path -> (file under the demo's package, media type)

@@ -71,16 +71,20 @@ def test_without_the_middleware_ag2_sends_no_citations() -> None:
     assert "CUSTOM" not in types(events) and types(events)[-1] == "RUN_FINISHED"
 
 
-def test_instrument_on_ag2_names_the_middleware() -> None:
-    """AG2 gives no event stream to wrap: `instrument` says what to do instead."""
+def test_instrument_on_ag2_takes_the_stream_and_names_it_for_the_agent() -> None:
+    """AG2's `AGUIStream` is what is instrumented (its endpoint then cites); the agent
+    and the class are refused with the one line."""
     from ag2 import Agent
     from ag2.ag_ui import AGUIStream
 
     from moca_agui.demo.frameworks.ag2 import ScriptedConfig
 
     agent = Agent("moca-demo", config=ScriptedConfig())
-    for target in (agent, AGUIStream(agent), AGUIStream):
-        with pytest.raises(TypeError, match=r"CitationMiddleware\(app\)"):
+    assert moca_agui.uninstrument(moca_agui.instrument(AGUIStream(agent))) is not None
+    for target in (agent, AGUIStream):
+        with pytest.raises(TypeError, match=r"moca_agui.instrument\(AGUIStream\(agent\)\)"):
             moca_agui.instrument(target)
-    with pytest.raises(TypeError, match=r"AG2's `AGUIStream`.*CitationMiddleware"):
+    with pytest.raises(TypeError) as refused:
         moca_agui.instrument(object())
+    assert "an AG2 `AGUIStream` (ag2[ag-ui])" in str(refused.value)
+    assert "any ASGI app streaming AG-UI as SSE" in str(refused.value)

@@ -1,0 +1,88 @@
+"""The citing `AGUIStream`: its endpoint cites, its runs number calls in the model's order.
+
+`citing(stream, options)` returns a shallow copy of the `AGUIStream` (sharing its agent
+and its held turns) whose class has `CitingAGUIStream` mixed in first. Its `build_asgi()`
+is the parent's endpoint behind `CitationMiddleware` with the instrument's options; its
+`dispatch` adds `ModelOrder` to the run's AG2 middleware, bound to the run the citation
+middleware made for the request (`CitationRun.current()`).
+
+`ModelOrder.on_llm_call` sees each `ModelResponse` before AG2 starts its tools: it
+announces the response's tool calls to the run in the order the model gave them
+(`CitationRun.call_made`). The TOOL_CALL_START events that AG2's tool tasks send later,
+in whatever order they run, then change nothing: a call is numbered where it was first
+announced.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Iterable, Sequence
+from typing import Any, TypeVar
+
+from ag2.ag_ui import AGUIStream
+from ag2.annotations import Context
+from ag2.events import BaseEvent, ModelResponse
+from ag2.middleware import BaseMiddleware, Middleware
+from ag2.middleware.base import LLMCall, MiddlewareFactory
+
+from moca_agui import CitationOptions
+from moca_agui.adapter import CitationRun, citing_copy, options_of
+from moca_agui.asgi import CitationMiddleware
+
+__all__ = ["CitingAGUIStream", "ModelOrder", "citing"]
+
+logger = logging.getLogger("moca_agui")
+
+A = TypeVar("A")
+
+
+class CitingAGUIStream(AGUIStream):
+    """An `AGUIStream` whose endpoint sends one `moca.citations` event per answer.
+
+    Made by `moca_agui.instrument(stream)`, never constructed directly;
+    `moca_agui.uninstrument` gives the stream it was made from.
+    """
+
+    def build_asgi(self) -> Any:
+        """The parent's endpoint behind `CitationMiddleware` (the instrument's options)."""
+        endpoint = super().build_asgi()
+        middleware = CitationMiddleware(endpoint)
+        middleware.options = options_of(self)
+        return middleware
+
+    def dispatch(
+        self,
+        incoming: Any,
+        *,
+        middleware: Iterable[MiddlewareFactory] = (),
+        **kwargs: Any,
+    ) -> AsyncIterator[str]:
+        """The parent's run, with `ModelOrder` for the request's citation run, if any."""
+        run = CitationRun.current()
+        if run is not None:
+            middleware = [*middleware, Middleware(ModelOrder, run=run)]
+        return super().dispatch(incoming, middleware=middleware, **kwargs)
+
+
+class ModelOrder(BaseMiddleware):
+    """Announces each model response's tool calls to `run`, in the model's order."""
+
+    def __init__(self, event: BaseEvent, context: Context, *, run: CitationRun) -> None:
+        super().__init__(event, context)
+        self._run = run
+
+    async def on_llm_call(
+        self, call_next: LLMCall, events: Sequence[BaseEvent], context: Context
+    ) -> ModelResponse:
+        response = await call_next(events, context)
+        try:
+            for call in response.tool_calls.calls:
+                self._run.call_made(call.id, call.name)
+        except Exception:
+            logger.exception("moca_agui: could not read the order of AG2's tool calls")
+        return response
+
+
+def citing(stream: A, options: CitationOptions) -> A:
+    """A copy of `stream` (an `AGUIStream`) that sends `moca.citations` events."""
+    return citing_copy(stream, CitingAGUIStream, options)

@@ -1,0 +1,104 @@
+"""AG2's parallel Reader calls: markers follow the order the model issued them.
+
+AG2 sends each TOOL_CALL_START from inside its own tool task, so the wire may carry two
+parallel calls in either order. The instrumented `AGUIStream` reads the model's order
+from its response; the plain middleware cannot, and these tests show both.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import httpx
+import pytest
+from ag2 import Agent, tool
+from ag2.ag_ui import AGUIStream
+from ag2.events import ModelMessageChunk, ToolCallEvent
+from ag2.testing import TestConfig
+from starlette.applications import Starlette
+from starlette.routing import Route
+
+import moca_agui
+from moca_agui.asgi import CitationMiddleware
+from moca_agui.check import check_events, parse_stream
+from support import assert_valid_stream, citation_events, record, ref, run_input
+
+A = record("dusk-flight.md")
+B = record("queen-marking.md")
+ANSWER = "Drones fly at dusk [1]. Mark the queen [2]."
+
+
+def reader_tool(delays: dict[str, float]) -> Any:
+    records = {ref(A): A, ref(B): B}
+
+    def moca_get_node(node_id: str) -> dict[str, Any]:
+        """One node's citation record, by versioned ref."""
+        # A plain function, as most tools are: AG2 runs it in a worker thread, and the
+        # first call the model issued ends last.
+        time.sleep(delays[node_id])
+        return records[node_id]
+
+    return tool(moca_get_node, name="moca_get_node")
+
+
+def scripted_agent(delays: dict[str, float]) -> Agent:
+    calls = [
+        ToolCallEvent("moca_get_node", arguments=json.dumps({"node_id": ref(A)}), id="call-a"),
+        ToolCallEvent("moca_get_node", arguments=json.dumps({"node_id": ref(B)}), id="call-b"),
+    ]
+    config = TestConfig(calls, ModelMessageChunk(ANSWER), ANSWER)
+    return Agent("order", config=config, tools=[reader_tool(delays)])
+
+
+async def answer(app: Any) -> list[dict[str, Any]]:
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        response = await client.post("/", json=run_input("Dusk and queens?"))
+    assert response.status_code == 200, response.text
+    return parse_stream(response.text)
+
+
+def start_order(stream: list[dict[str, Any]]) -> list[str]:
+    return [e["toolCallId"] for e in stream if e["type"] == "TOOL_CALL_START"]
+
+
+def cited_refs(stream: list[dict[str, Any]]) -> dict[str, str]:
+    (value,) = citation_events(stream)
+    return {c["marker"]: c["record"]["node"]["ref"] for c in value["citations"]}
+
+
+async def test_twenty_runs_finishing_in_reverse_give_the_models_order_every_time() -> None:
+    delays = {ref(A): 0.02, ref(B): 0.0}
+    stream = moca_agui.instrument(AGUIStream(scripted_agent(delays)))
+    app = Starlette(routes=[Route("/", stream.build_asgi())])
+    for _ in range(20):
+        events = await answer(app)
+        assert_valid_stream(events)
+        assert check_events(events) == []
+        assert cited_refs(events) == {"[1]": ref(A), "[2]": ref(B)}
+        assert sorted(start_order(events)) == ["call-a", "call-b"]
+
+
+async def test_a_run_whose_wire_reversed_the_calls_still_cites_in_the_models_order() -> None:
+    """The case the twenty runs may miss: AG2's tool tasks announce their calls as each
+    starts, so the wire carries the second call first in about one run of four."""
+    delays = {ref(A): 0.02, ref(B): 0.0}
+    app = moca_agui.instrument(AGUIStream(scripted_agent(delays))).build_asgi()
+    for _ in range(200):
+        events = await answer(app)
+        if start_order(events) == ["call-b", "call-a"]:
+            assert cited_refs(events) == {"[1]": ref(A), "[2]": ref(B)}
+            return
+    pytest.fail("the wire never carried the calls out of the model's order in 200 runs")
+
+
+async def test_the_instrumented_stream_is_a_copy_and_refuses_the_agent() -> None:
+    plain = AGUIStream(scripted_agent({ref(A): 0.0, ref(B): 0.0}))
+    citing = moca_agui.instrument(plain)
+    assert citing is not plain and moca_agui.uninstrument(citing) is plain
+    assert isinstance(citing.build_asgi(), CitationMiddleware)
+    assert not isinstance(plain.build_asgi(), CitationMiddleware)
+    with pytest.raises(TypeError, match=r"moca_agui.instrument\(AGUIStream\(agent\)\)"):
+        moca_agui.instrument(scripted_agent({}))

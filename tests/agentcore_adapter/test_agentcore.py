@@ -1,0 +1,130 @@
+"""AWS Bedrock AgentCore: `serve_ag_ui(moca_agui.instrument(agent))` cites on both of
+AgentCore's transports, SSE on `/invocations` and the WebSocket on `/ws`, because the
+agent AgentCore runs is the instrumented one. The agents here are Strands agents (the
+agent AgentCore's docs serve) with a scripted offline Strands model."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import websockets
+from bedrock_agentcore.runtime.ag_ui import AGUIApp, build_ag_ui_app
+
+import moca_agui
+from moca_agui.check import check_events, parse_stream
+from served import served
+from support import (
+    HANDBOOK,
+    Call,
+    assert_valid_stream,
+    citation_events,
+    demo_printed,
+    record,
+    ref,
+    run_input,
+    types,
+)
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "strands_adapter"))
+from strands_support import ScriptedModel, reader_tools, strands_agent
+
+A, B = record("a.md"), record("b.md")
+QUESTION = "Do I need to register my hives?"
+
+
+def parallel_agent() -> Any:
+    """Two Reader calls in one response, then an answer citing both by marker."""
+    model = ScriptedModel(
+        [
+            [
+                Call("moca_get_node", {"node_id": ref(A)}, id="call-a"),
+                Call("moca_get_node", {"node_id": ref(B)}, id="call-b"),
+            ],
+            ["A says [1]; B says [2]; C is made up [3] and cites nothing."],
+        ]
+    )
+    return strands_agent(model, reader_tools(A, B))
+
+
+async def post(app: Any, thread_id: str = "thread-1") -> list[dict[str, Any]]:
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        response = await client.post("/invocations", json=run_input(QUESTION, thread_id=thread_id))
+    assert response.status_code == 200, response.text
+    assert response.headers["content-type"].startswith("text/event-stream")
+    return parse_stream(response.text)
+
+
+async def over_websocket(app: Any) -> list[dict[str, Any]]:
+    async with served(app) as base:
+        url = base.replace("http://", "ws://") + "/ws"
+        async with websockets.connect(url) as socket:
+            await socket.send(json.dumps(run_input(QUESTION, thread_id="thread-ws")))
+            frames = [frame async for frame in socket]
+    return parse_stream("".join(str(frame) for frame in frames))
+
+
+def cited(stream: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    assert_valid_stream(stream)
+    assert check_events(stream) == []
+    (value,) = citation_events(stream)
+    return [(c["marker"], c["record"]["node"]["ref"]) for c in value["citations"]]
+
+
+async def test_sse_and_websocket_both_cite_the_models_order() -> None:
+    app = build_ag_ui_app(moca_agui.instrument(parallel_agent()))
+    sse, ws = await post(app), await over_websocket(app)
+    assert cited(sse) == cited(ws) == [("[1]", ref(A)), ("[2]", ref(B))]
+    # the event goes after the answer's TEXT_MESSAGE_END, just before RUN_FINISHED
+    last = ["TEXT_MESSAGE_END", "CUSTOM:moca.citations", "RUN_FINISHED"]
+    assert [t for t in types(sse) if not t.endswith("_SNAPSHOT")][-3:] == last
+    assert types(sse) == types(ws)
+
+
+async def test_the_plain_agent_sends_no_citations_on_either_transport() -> None:
+    app = build_ag_ui_app(parallel_agent())
+    for stream in (await post(app), await over_websocket(app)):
+        assert "CUSTOM" not in types(stream) and types(stream)[-1] == "RUN_FINISHED"
+
+
+async def test_a_function_entrypoint_taking_the_context_keeps_it() -> None:
+    """AgentCore passes `context` to a handler whose second parameter is named so: the
+    instrumented function keeps its signature, so it still gets it."""
+    agent, contexts = parallel_agent(), []
+
+    async def run(input_data: Any, context: Any) -> AsyncIterator[Any]:
+        contexts.append(context)
+        async for event in agent.run(input_data):
+            yield event
+
+    app = AGUIApp()
+    app.entrypoint(moca_agui.instrument(run))
+    assert cited(await post(app)) == [("[1]", ref(A)), ("[2]", ref(B))]
+    assert len(contexts) == 1 and contexts[0] is not None
+
+
+async def test_concurrent_runs_keep_their_own_citations() -> None:
+    app = build_ag_ui_app(moca_agui.instrument(parallel_agent()))
+    streams = await asyncio.gather(*(post(app, f"thread-{n}") for n in range(5)))
+    for stream in streams:
+        assert cited(stream) == [("[1]", ref(A)), ("[2]", ref(B))]
+
+
+def test_instrument_refuses_the_app_and_names_the_line() -> None:
+    with pytest.raises(TypeError, match=r"serve_ag_ui\(moca_agui.instrument\(agent\)\)"):
+        moca_agui.instrument(AGUIApp())
+
+
+def test_the_demo_prints_a_cited_stream() -> None:
+    events = demo_printed("agentcore", QUESTION)
+    assert [(c[0], c[1].removeprefix(HANDBOOK)) for c in cited(events)] == [
+        ("[1]", "hive-registration.md"),
+        ("[2]", "hive-placement.md"),
+    ]
