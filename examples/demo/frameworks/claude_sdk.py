@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from ag_ui_claude_sdk import (  # type: ignore[import-untyped]
+from ag_ui_claude_sdk import (  # type: ignore[import-untyped,unused-ignore]
     ClaudeAgentAdapter,
     add_claude_fastapi_endpoint,
 )
