@@ -7,8 +7,16 @@ import logging
 from datetime import UTC, datetime
 from typing import Any
 
+from pydantic_core import from_json
+
 from ..records.entry import Entry, entry_of
-from ..records.extract import CompactResult, ReaderItem, ReaderItems, numbered_view
+from ..records.extract import (
+    MAX_RESULT_CHARS,
+    CompactResult,
+    ReaderItem,
+    ReaderItems,
+    numbered_view,
+)
 from ..records.history import EarlierResult
 from ..records.schema import InvalidRecord
 from .checks import Checks
@@ -46,9 +54,10 @@ class Intake:
         client sent them."""
         if not self._hooks.is_reader_tool(result.tool_name):
             return
-        view = numbered_view(result.content)
+        content = _parsed(result.content)
+        view = numbered_view(content)
         if view is None:
-            view = [(None, result.content)]
+            view = [(None, content)]
         entries: list[tuple[Entry, str | None]] = []
         for marker, shown in view:
             for item in self._hooks.reader_items(result.tool_name, shown) or ():
@@ -112,3 +121,15 @@ class Intake:
                 continue
             pairs.append(((entry, record, False), item))
         return pairs
+
+
+def _parsed(content: object) -> object:
+    """An earlier result's JSON text as a value, read fast: its records are never sent,
+    so the wire text needs none of the proofs a record sent on needs; anything else (not
+    JSON, content parts) as it is, for the hooks to read."""
+    if isinstance(content, str) and len(content) <= MAX_RESULT_CHARS:
+        try:
+            return from_json(content)
+        except ValueError:
+            return content
+    return content
