@@ -18,13 +18,16 @@ The demo page applies the same rules, and `moca-agui check` reports what they fi
 
 from __future__ import annotations
 
+import calendar
 import html
+import ipaddress
 import logging
 import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
-from urllib.parse import urlsplit
+from urllib.parse import unquote_to_bytes
 
 from ._citations import EVENT_VERSION
 from ._follow import Follower, StreamSink
@@ -51,7 +54,11 @@ logger = logging.getLogger("moca_agui")
 Tone = Literal["good", "info", "warning", "danger"]
 #: Review outcomes shown in the good tone (lower-cased); any other outcome is a warning.
 POSITIVE_OUTCOMES = frozenset({"accurate", "approved", "correct"})
-_RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})")
+#: RFC 3339's date-time, in ASCII digits only (`\d` would take any script's digits).
+_RFC3339 = re.compile(
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]+)?"
+    r"(?:[Zz]|[+-]([0-9]{2}):([0-9]{2}))"
+)
 
 
 # -- reading the event -----------------------------------------------------------------
@@ -121,7 +128,7 @@ def read_value(value: object) -> tuple[CitationsValue | None, list[Problem]]:
         problem = Problem("§2", "citations", "citations is not a list", None, True)
         return None, [problem]
     computed_at = value.get("computedAt")
-    if computed_at is not None and not _is_rfc3339(computed_at):
+    if "computedAt" in value and not _is_rfc3339(computed_at):
         problems.append(
             Problem("§2", "computedAt", "computedAt is not an RFC 3339 date-time with an offset")
         )
@@ -159,7 +166,15 @@ def _read_entry(index: int, entry: object, problems: list[Problem]) -> ClientCit
 
 
 def _is_rfc3339(value: object) -> bool:
-    return isinstance(value, str) and _RFC3339.fullmatch(value) is not None
+    """An RFC 3339 date-time with an offset, each field in its range (a leap second too)."""
+    match = _RFC3339.fullmatch(value) if isinstance(value, str) else None
+    if match is None:
+        return False
+    year, month, day, hour, minute, second = (int(match[n]) for n in range(1, 7))
+    if not 1 <= month <= 12 or not 1 <= day <= calendar.monthrange(year, month)[1]:
+        return False
+    offset = (int(match[8] or 0), int(match[9] or 0))
+    return hour < 24 and minute < 60 and second < 61 and offset[0] < 24 and offset[1] < 60
 
 
 # -- attaching events to messages ------------------------------------------------------
@@ -376,17 +391,123 @@ def _evidence_badges(evidence: Sequence[Mapping[str, Any]]) -> list[Badge]:
 
 
 def safe_url(value: object) -> str | None:
-    """`value` if it is an absolute http(s) URL safe to link to, else None: no spaces,
-    control characters (DEL too), quotes, backslashes or angle brackets in it."""
+    """`value` if it is an absolute http(s) URL safe to link to, else None.
+
+    One rule with the npm package's `safeUrl` (the shared case table holds both to it): no
+    spaces, control characters (DEL too), quotes, backslashes or angle brackets anywhere;
+    `http://` or `https://` and a host; the host as the WHATWG URL parser reads it (valid
+    percent-encoding, no forbidden code point, a valid IPv4 address or bracketed IPv6, no
+    empty or undecodable `xn--` label), its port 0 to 65535; and no bidirectional control
+    or invisible character in the authority, which would make the link read as another.
+    Where an internationalised host is unusual (a symbol, not a letter), it is refused.
+    """
     if not isinstance(value, str) or any(ord(c) < 0x21 or c in "\\\"'<>`\x7f" for c in value):
         return None
-    try:
-        parts = urlsplit(value)
-    except ValueError:
+    match = _HTTP_URL.match(value)
+    if match is None:
         return None
-    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+    authority = match["authority"]
+    if any(_invisible(c) for c in authority):
+        return None
+    host_port = authority.rpartition("@")[2]
+    if host_port.startswith("["):
+        host, bracket, port = host_port[1:].partition("]")
+        if not bracket or (port and not port.startswith(":")) or not _ipv6(host):
+            return None
+        port = port[1:]
+    else:
+        host, _, port = host_port.partition(":")
+        if not _domain(host):
+            return None
+    if port and (not port.isascii() or not port.isdigit() or int(port) > 65535):
         return None
     return value
+
+
+_HTTP_URL = re.compile(r"https?://(?P<authority>[^/?#]+)", re.IGNORECASE)
+#: Characters that draw nothing or reorder text, beyond the categories Cf, Cc and Z*: the
+#: default-ignorable code points of other categories (Hangul fillers, variation selectors).
+_INVISIBLE = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180f\u3164\uffa0")
+_FORBIDDEN_HOST = frozenset(" #%/:<>?@[\\]^|\x7f")
+
+
+def _invisible(char: str) -> bool:
+    code = ord(char)
+    return (
+        unicodedata.category(char) in ("Cf", "Cc", "Co", "Cn", "Zs", "Zl", "Zp")
+        or char in _INVISIBLE
+        or 0xFE00 <= code <= 0xFE0F
+        or 0xE0000 <= code <= 0xE0FFF
+    )
+
+
+def _ipv6(text: str) -> bool:
+    if not text or "%" in text or not text.isascii():
+        return False
+    try:
+        ipaddress.IPv6Address(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _domain(host: str) -> bool:
+    """Whether the WHATWG URL parser reads `host` as a domain or an IPv4 address."""
+    if _BAD_PERCENT.search(host):
+        return False
+    try:
+        decoded = unquote_to_bytes(host).decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    # UTS 46's mapping, as far as a link's host needs it: compatibility forms and case.
+    mapped = unicodedata.normalize("NFKC", decoded).lower().replace("\u3002", ".")
+    if not mapped or any(ord(c) < 0x20 or c in _FORBIDDEN_HOST or _invisible(c) for c in mapped):
+        return False
+    labels = mapped.split(".")
+    for label in labels:
+        if label.startswith("xn--"):
+            try:
+                unicode = label[4:].encode("ascii").decode("punycode")
+            except (UnicodeError, ValueError):
+                return False
+            if not unicode or unicode.isascii() or not all(map(_idn_char, unicode)):
+                return False
+        elif not label.isascii() and not all(map(_idn_char, label)):
+            return False
+    last = labels[-2] if len(labels) > 1 and not labels[-1] else labels[-1]
+    if last and ((last.isdigit() and last.isascii()) or _HEX_PART.fullmatch(last)):
+        return _ipv4(labels[:-1] if not labels[-1] else labels)
+    return True
+
+
+_BAD_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
+_HEX_PART = re.compile(r"0[xX][0-9A-Fa-f]*")
+_IPV4_PART = re.compile(r"0[xX][0-9A-Fa-f]*|[0-9]+")
+
+
+def _idn_char(char: str) -> bool:
+    return char == "-" or unicodedata.category(char)[0] in "LMN"
+
+
+def _ipv4(parts: list[str]) -> bool:
+    """The WHATWG IPv4 parser: up to 4 parts, decimal, 0x hex or 0 octal, each in range."""
+    if not 1 <= len(parts) <= 4:
+        return False
+    numbers = []
+    for part in parts:
+        if not _IPV4_PART.fullmatch(part):
+            return False
+        if part[:2].lower() == "0x":
+            numbers.append(int(part[2:] or "0", 16))
+        elif len(part) > 1 and part[0] == "0":
+            if any(c in "89" for c in part):
+                return False
+            numbers.append(int(part, 8))
+        else:
+            numbers.append(int(part))
+    if any(number > 255 for number in numbers[:-1]):
+        return False
+    return numbers[-1] < 1 << (8 * (5 - len(numbers)))
 
 
 def render_record(

@@ -130,6 +130,8 @@ export declare function recordProblem(record: unknown): string | null;
 export declare function readCitations(value: unknown): CitationsValue | null;
 export declare function trustBadges(record: CitationRecord): Badge[];
 export declare function safeUrl(value: unknown): string | null;
+/** Whether `value` is an RFC 3339 date-time with an offset, ASCII digits, each field in range. */
+export declare function isRfc3339(value: unknown): value is string;
 export declare function locateMarkers(text: string, citations: ReadonlyArray<Citation>): Mention[];
 export declare function withReadableDates(
   text: string,

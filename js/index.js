@@ -22,7 +22,8 @@ export const EVENT_VERSION = 1;
 /** Review outcomes shown in the good tone (lower-cased): moca_agui.client.POSITIVE_OUTCOMES. */
 export const POSITIVE_OUTCOMES = Object.freeze(["accurate", "approved", "correct"]);
 
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+// RFC 3339's date-time, ASCII digits only; isRfc3339 checks each field's range.
+const RFC3339 = /^([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.[0-9]+)?(?:[Zz]|[+-]([0-9]{2}):([0-9]{2}))$/;
 const DIGEST = /^sha256:[a-f0-9]{64}$/;
 const IRI = /^[A-Za-z][A-Za-z0-9+.-]*:[^\s]+$/;
 
@@ -43,6 +44,10 @@ const isDigest = (v) => isString(v) && DIGEST.test(v);
 /** @param {(v: unknown) => boolean} check @returns {(v: unknown) => boolean} */
 const arrayOf = (check) => (v) => Array.isArray(v) && v.every(check);
 const strings = arrayOf(isString);
+/** @param {unknown} v */
+/** One of `values`, exactly: a JSON Schema `enum` of strings (`["draft"]` is not "draft").
+ * @param {string[]} values @returns {(v: unknown) => boolean} */
+const oneOf = (values) => (v) => isString(v) && values.includes(v);
 /** @param {unknown} v */
 const byClaim = (v) => isObject(v) && isString(v.by) && (v.at === undefined || isString(v.at));
 
@@ -84,7 +89,7 @@ const RECORD_FIELDS = {
   profiles: strings,
   score: isNumber,
   retrieval: (/** @type {unknown} */ v) => shape(v, "retrieval",
-    { via: (x) => ["search", "requires", "parts", "narrower", "related"].includes(String(x)) },
+    { via: oneOf(["search", "requires", "parts", "narrower", "related"]) },
     { from: isString }, true) === null,
 };
 const PACKAGE_FIELDS = { id: isString, version: isString, digest: isDigest, signed: isBool };
@@ -99,7 +104,7 @@ const REVIEW = arrayOf((r) => shape(r, "review",
   { reviewer: isString, reviewedAt: isString, outcome: isString, signer: isString },
   { scope: isString }, false) === null);
 const TRUST_FIELDS = {
-  status: (/** @type {unknown} */ v) => ["draft", "stable", "deprecated"].includes(String(v)),
+  status: oneOf(["draft", "stable", "deprecated"]),
   declaredVerified: arrayOf(byClaim), attestedReviews: REVIEW,
   stale: isBool, inForce: isBool, superseded: isBool, contested: isBool,
 };
@@ -155,9 +160,25 @@ export function readCitations(value) {
     // Another span of a node already kept: its marker points to that same source.
     else if (marker && !kept.markers.includes(marker)) kept.markers.push(marker);
   });
-  const time = isString(computedAt) && RFC3339.test(computedAt) ? computedAt : null;
+  const time = isRfc3339(computedAt) ? computedAt : null;
   if (computedAt !== undefined && time === null) warn("computedAt is not an RFC 3339 date-time");
   return { messageId, computedAt: time, citations: [...byRef.values()] };
+}
+
+/**
+ * Whether `value` is an RFC 3339 date-time with an offset, each field in its range (a leap
+ * second too): moca_agui.client's rule.
+ * @param {unknown} value @returns {value is string}
+ */
+export function isRfc3339(value) {
+  const match = isString(value) ? RFC3339.exec(value) : null;
+  if (!match) return false;
+  const [year, month, day, hour, minute, second, offsetHours, offsetMinutes] =
+    match.slice(1).map((part) => Number(part ?? 0));
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 0;
+  return day >= 1 && day <= days && hour < 24 && minute < 60 &&
+    second < 61 && offsetHours < 24 && offsetMinutes < 60;
 }
 
 /** @param {string} message */
@@ -319,23 +340,45 @@ export function trustBadges(record) {
 }
 
 /**
- * `value` if it is an absolute http(s) URL safe to link to, else null: no spaces, control
- * characters (DEL too), quotes, backslashes or angle brackets. moca_agui.client.safe_url.
+ * `value` if it is an absolute http(s) URL safe to link to, else null. One rule with
+ * moca_agui.client.safe_url (the shared case table holds both to it): no spaces, control
+ * characters (DEL too), quotes, backslashes or angle brackets anywhere; `http://` or
+ * `https://` and a host; the WHATWG URL parser's reading of it (valid percent-encoding, no
+ * forbidden code point, a valid IPv4 address, no empty `xn--` label, a port 0 to 65535); no
+ * bidirectional control or invisible character in the authority, which would make the link
+ * read as another; and an internationalised host of letters, marks and digits only.
  * @param {unknown} value @returns {string | null}
  */
 export function safeUrl(value) {
   if (!isString(value) || /[\u0000-\u0020\\"'<>`\u007f]/.test(value)) return null;
   // "//" and a host right after the scheme: the URL parser reads "https:/x" and "https:///x"
   // as https://x/, where moca_agui (and RFC 3986) see no host at all.
-  if (!/^https?:\/\/[^/?#]/i.test(value)) return null;
+  const authority = /^https?:\/\/([^/?#]+)/i.exec(value)?.[1];
+  if (authority === undefined || INVISIBLE.test(authority)) return null;
   let url;
   try {
     url = new URL(value);
   } catch {
     return null;
   }
-  return url.hostname ? value : null;
+  if (!url.hostname) return null;
+  const host = authority.slice(authority.lastIndexOf("@") + 1);
+  if (host.startsWith("[")) return value;
+  let decoded;
+  try {
+    decoded = decodeURIComponent(host.split(":")[0]);
+  } catch {
+    return null;
+  }
+  const mapped = decoded.normalize("NFKC").toLowerCase();
+  return [...mapped].every((c) => c < "\u0080" || IDN_CHAR.test(c)) ? value : null;
 }
+
+// Characters that draw nothing or reorder text: the categories Cf, Cc, Co, Cn and Z, and the
+// default-ignorable code points of other categories (Hangul fillers, variation selectors).
+const INVISIBLE = new RegExp("[\\p{Cf}\\p{Cc}\\p{Co}\\p{Cn}\\p{Z}\\u034f\\u115f\\u1160\\u17b4" +
+  "\\u17b5\\u180b-\\u180d\\u180f\\u3164\\uffa0\\ufe00-\\ufe0f\\u{e0000}-\\u{e0fff}]", "u");
+const IDN_CHAR = /^[\p{L}\p{M}\p{N}]$/u;
 
 // -- where the answer refers to its sources -------------------------------------------------
 
