@@ -510,27 +510,46 @@ def _ipv4(parts: list[str]) -> bool:
     return numbers[-1] < 1 << (8 * (5 - len(numbers)))
 
 
+#: How many characters of a field `render_record` shows inline: the rest of a longer one
+#: (a 300,000-character title) is cut, the whole value in the element's `title`.
+FIELD_LIMIT = 160
+#: The same for a badge's label, which holds a review's outcome.
+LABEL_LIMIT = 60
+#: How many characters of a cut label's end are kept: a review's " (signed)".
+LABEL_END = 12
+
+
 def render_record(
     record: Mapping[str, Any], *, marker: str | None = None, computed_at: str | None = None
 ) -> str:
     """A record as an HTML fragment: every field escaped, links only for http(s) URLs,
-    nothing that loads a remote resource."""
+    nothing that loads a remote resource.
+
+    The badges come right after the title, and every field shown before them or inside one
+    is cut at `FIELD_LIMIT` (`LABEL_LIMIT` for a label) characters with the whole value in
+    a `title` attribute: no field's length can push a badge out of sight, with or without a
+    style sheet. The badges' details, the description and the text follow, whole."""
     node, package = record["node"], record["package"]
     e = _escape
     title = node.get("title") or node["path"]
     parts = [f'<article class="source" data-ref="{e(node["ref"])}">', "<header>"]
     if marker:
-        parts.append(f'<span class="marker">{e(marker)}</span> ')
-    parts.append(f'<h3 class="title">{e(title)}</h3></header>')
-    parts.append(
-        f'<p class="package">{e(package["id"])} <span class="version">version '
-        f"{e(package['version'])}</span></p>"
-    )
-    parts.append(f'<p class="ref"><code>{e(node["ref"])}</code></p>')
+        parts.append(f"{_cut('span', 'marker', marker)} ")
+    parts.append(f"{_cut('h3', 'title', title)}</header>")
     badges = trust_badges(record)
     parts.append('<ul class="badges">')
-    parts += [f'<li class="badge {b.tone}" data-badge="{b.key}">{e(b.label)}</li>' for b in badges]
-    parts.append('</ul><ul class="trust-details">')  # what each badge means, as visible text
+    parts += [
+        _cut("li", f"badge {b.tone}", b.label, LABEL_LIMIT, f' data-badge="{b.key}"', LABEL_END)
+        for b in badges
+    ]
+    parts.append("</ul>")
+    version = f"version {package['version']}"
+    parts.append(
+        f'<p class="package">{_cut("span", "id", package["id"])} '
+        f"{_cut('span', 'version', version)}</p>"
+    )
+    parts.append(f'<p class="ref">{_cut("code", "", node["ref"])}</p>')
+    parts.append('<ul class="trust-details">')  # what each badge means, as visible text
     parts += [f'<li data-detail="{b.key}">{e(b.detail)}</li>' for b in badges]
     parts.append("</ul>")
     if computed_at:
@@ -550,19 +569,33 @@ def render_record(
     return "".join(parts)
 
 
+def _cut(
+    tag: str, cls: str, value: object, limit: int = FIELD_LIMIT, attrs: str = "", keep_end: int = 0
+) -> str:
+    """`<tag class=cls>value</tag>`, the value cut to `limit` characters with an ellipsis
+    before its last `keep_end` ones, and whole in `title`, if it is longer."""
+    text = str(value)
+    classes = f' class="{cls}"' if cls else ""
+    if len(text) > limit:
+        attrs += f' title="{_escape(text)}"'
+        text = text[: limit - keep_end] + "\u2026" + (text[-keep_end:] if keep_end else "")
+    return f"<{tag}{classes}{attrs}>{_escape(text)}</{tag}>"
+
+
 def _evidence_html(entry: Mapping[str, Any]) -> str:
     source = entry.get("source") or {}
     name = source.get("title") or source.get("id") or "source"
     url = safe_url(source.get("url")) or safe_url(source.get("resource"))
     if url:
-        label = f'<a href="{_escape(url)}" rel="noopener noreferrer nofollow">{_escape(name)}</a>'
+        attrs = f' href="{_escape(url)}" rel="noopener noreferrer nofollow"'
+        label = _cut("a", "", name, attrs=attrs)
     else:
-        label = _escape(str(name))
+        label = _cut("span", "source-name", name)
     exact = (entry.get("selector") or {}).get("exact")
-    quote = f" <q>{_escape(str(exact))}</q>" if exact else ""
+    quote = f" {_cut('q', '', exact)}" if exact else ""
     matched = entry.get("matched")
     state = "matched" if matched is True else "not matched" if matched is False else "not checked"
-    note = f' <span class="note">{_escape(str(entry["note"]))}</span>' if entry.get("note") else ""
+    note = f" {_cut('span', 'note', entry['note'])}" if entry.get("note") else ""
     return f'{label}{quote} <span class="evidence-{state.replace(" ", "-")}">{state}</span>{note}'
 
 
