@@ -398,8 +398,10 @@ def safe_url(value: object) -> str | None:
     `http://` or `https://` and a host; the host as the WHATWG URL parser reads it (valid
     percent-encoding, no forbidden code point, a valid IPv4 address or bracketed IPv6, no
     empty or undecodable `xn--` label), its port 0 to 65535; and no bidirectional control
-    or invisible character in the authority, which would make the link read as another.
-    Where an internationalised host is unusual (a symbol, not a letter), it is refused.
+    or invisible character in the authority, which would make the link read as another;
+    an internationalised host (raw or `xn--`) of letters, marks and digits, written as it
+    is meant (no full-width letters, no label starting with a combining mark or mixing
+    right-to-left with left-to-right letters or digits).
     """
     if not isinstance(value, str) or any(ord(c) < 0x21 or c in "\\\"'<>`\x7f" for c in value):
         return None
@@ -459,21 +461,26 @@ def _domain(host: str) -> bool:
         decoded = unquote_to_bytes(host).decode("utf-8")
     except UnicodeDecodeError:
         return False
-    # UTS 46's mapping, as far as a link's host needs it: compatibility forms and case.
-    mapped = unicodedata.normalize("NFKC", decoded).lower().replace("\u3002", ".")
+    mapped = decoded.lower()
     if not mapped or any(ord(c) < 0x20 or c in _FORBIDDEN_HOST or _invisible(c) for c in mapped):
         return False
+    if not mapped.isascii() and not _plain_idn(mapped):
+        return False
     labels = mapped.split(".")
+    if not all(map(_idn_char, mapped)):
+        return False
     for label in labels:
         if label.startswith("xn--"):
             try:
                 unicode = label[4:].encode("ascii").decode("punycode")
             except (UnicodeError, ValueError):
                 return False
+            # A label that decodes to nothing, to ASCII, to what the mapping would change
+            # (`a\u2488`, "a1."), or to a symbol (a snowman) is not a host to link to.
             if not unicode or unicode.isascii() or not all(map(_idn_char, unicode)):
                 return False
-        elif not label.isascii() and not all(map(_idn_char, label)):
-            return False
+            if not _plain_idn(unicode):
+                return False
     last = labels[-2] if len(labels) > 1 and not labels[-1] else labels[-1]
     if last and ((last.isdigit() and last.isascii()) or _HEX_PART.fullmatch(last)):
         return _ipv4(labels[:-1] if not labels[-1] else labels)
@@ -485,8 +492,40 @@ _HEX_PART = re.compile(r"0[xX][0-9A-Fa-f]*")
 _IPV4_PART = re.compile(r"0[xX][0-9A-Fa-f]*|[0-9]+")
 
 
+def _plain_idn(host: str) -> bool:
+    """An internationalised host written as it is meant: what a compatibility or case
+    mapping would change (full-width letters, `\u2488`, an ideographic full stop) is
+    refused, and so is a label that starts with a combining mark or mixes right-to-left
+    characters with left-to-right letters or digits (the IDNA bidi rule, simplified)."""
+    if unicodedata.normalize("NFKC", host).lower() != host:
+        return False
+    for label in host.split("."):
+        if label and unicodedata.category(label[0])[0] == "M":
+            return False
+        if any(map(_rtl, label)) and (
+            any(not _rtl(c) and c.isalnum() for c in label)  # mixed directions
+            or unicodedata.category(label[0])[0] != "L"  # it starts with a letter
+            or unicodedata.category(label[-1])[0] not in "LMN"  # and ends in one, or a digit
+        ):
+            return False
+    return True
+
+
+def _rtl(char: str) -> bool:
+    """A character of the right-to-left blocks (Hebrew, Arabic, Syriac, Thaana, N'Ko...)."""
+    code = ord(char)
+    return (
+        0x590 <= code <= 0x8FF
+        or 0xFB1D <= code <= 0xFDFF
+        or 0xFE70 <= code <= 0xFEFF
+        or 0x10800 <= code <= 0x10FFF
+        or 0x1E800 <= code <= 0x1EFFF
+    )
+
+
 def _idn_char(char: str) -> bool:
-    return char == "-" or unicodedata.category(char)[0] in "LMN"
+    """ASCII (the forbidden code points are refused apart), or a letter, mark or digit."""
+    return char.isascii() or unicodedata.category(char)[0] in "LMN"
 
 
 def _ipv4(parts: list[str]) -> bool:

@@ -445,7 +445,9 @@ export function trustBadges(record) {
  * `https://` and a host; the WHATWG URL parser's reading of it (valid percent-encoding, no
  * forbidden code point, a valid IPv4 address, no empty `xn--` label, a port 0 to 65535); no
  * bidirectional control or invisible character in the authority, which would make the link
- * read as another; and an internationalised host of letters, marks and digits only.
+ * read as another; and an internationalised host (raw or `xn--`) of letters, marks and digits,
+ * written as it is meant (no full-width letters, no label starting with a combining mark or
+ * mixing right-to-left with left-to-right letters or digits).
  * @param {unknown} value @returns {string | null}
  */
 export function safeUrl(value) {
@@ -469,8 +471,82 @@ export function safeUrl(value) {
   } catch {
     return null;
   }
-  const mapped = decoded.normalize("NFKC").toLowerCase();
-  return [...mapped].every((c) => c < "\u0080" || IDN_CHAR.test(c)) ? value : null;
+  const mapped = decoded.toLowerCase();
+  if (![...mapped].every(idnChar)) return null;
+  // An internationalised host written as it is meant (full-width letters, "\u2488" or an
+  // ideographic full stop are refused, and so are mixed directions), as moca_agui.client has it.
+  if (/[^\u0000-\u007f]/.test(mapped) && !plainIdn(mapped)) return null;
+  // The URL parser keeps an `xn--` label that decodes to a symbol (a snowman); a letter,
+  // mark or digit is what moca_agui.client takes too.
+  for (const label of url.hostname.split(".")) {
+    if (!label.startsWith("xn--")) continue;
+    const unicode = punycodeDecode(label.slice(4));
+    if (!unicode || !/[^\u0000-\u007f]/.test(unicode) || ![...unicode].every(idnChar) ||
+      !plainIdn(unicode)) return null;
+  }
+  return value;
+}
+
+/**
+ * Whether an internationalised host (or label) is written as it is meant: nothing a
+ * compatibility or case mapping would change, no label starting with a combining mark, and
+ * no label mixing right-to-left characters with left-to-right letters or digits, or not
+ * starting with a letter and ending in a letter, mark or digit (the IDNA bidi rule,
+ * simplified). moca_agui.client._plain_idn.
+ * @param {string} host
+ */
+function plainIdn(host) {
+  if (host.normalize("NFKC").toLowerCase() !== host) return false;
+  return host.split(".").every((label) => !/^\p{M}/u.test(label) && (!RTL.test(label) || (
+    ![...label].some((c) => !RTL.test(c) && /[\p{L}\p{N}]/u.test(c)) &&
+    /^\p{L}/u.test(label) && /[\p{L}\p{M}\p{N}]$/u.test(label))));
+}
+
+/** ASCII (the URL parser refuses the forbidden code points), or a letter, mark or digit.
+ * @param {string} c */
+const idnChar = (c) => c < "\u0080" || IDN_CHAR.test(c);
+
+/**
+ * The Unicode text of a Punycode label (RFC 3492, without its `xn--`), or null.
+ * @param {string} input @returns {string | null}
+ */
+function punycodeDecode(input) {
+  const base = 36, tMin = 1, tMax = 26;
+  const basic = Math.max(input.lastIndexOf("-"), 0);
+  /** @type {number[]} */
+  const output = [];
+  for (let j = 0; j < basic; j += 1) {
+    if (input.charCodeAt(j) >= 0x80) return null;
+    output.push(input.charCodeAt(j));
+  }
+  let n = 128, bias = 72, i = 0;
+  for (let at = basic > 0 ? basic + 1 : 0; at < input.length;) {
+    const old = i;
+    for (let w = 1, k = base; ; k += base) {
+      if (at >= input.length) return null;
+      const c = input.charCodeAt(at++);
+      const digit = c >= 48 && c <= 57 ? c - 22 : c >= 65 && c <= 90 ? c - 65
+        : c >= 97 && c <= 122 ? c - 97 : base;
+      if (digit >= base) return null;
+      i += digit * w;
+      const t = k <= bias ? tMin : k >= bias + tMax ? tMax : k - bias;
+      if (digit < t) break;
+      w *= base - t;
+      if (i > 0x10ffff * 64 || w > 0x10ffff * 64) return null;
+    }
+    const length = output.length + 1;
+    let delta = old === 0 ? Math.floor((i - old) / 700) : Math.floor((i - old) / 2);
+    delta += Math.floor(delta / length);
+    let k = 0;
+    for (; delta > ((base - tMin) * tMax) >> 1; k += base) delta = Math.floor(delta / (base - tMin));
+    bias = k + Math.floor(((base - tMin + 1) * delta) / (delta + 38));
+    n += Math.floor(i / length);
+    i %= length;
+    if (n > 0x10ffff) return null;
+    output.splice(i, 0, n);
+    i += 1;
+  }
+  return String.fromCodePoint(...output);
 }
 
 // Characters that draw nothing or reorder text: the categories Cf, Cc, Co, Cn and Z, and the
@@ -478,6 +554,8 @@ export function safeUrl(value) {
 const INVISIBLE = new RegExp("[\\p{Cf}\\p{Cc}\\p{Co}\\p{Cn}\\p{Z}\\u034f\\u115f\\u1160\\u17b4" +
   "\\u17b5\\u180b-\\u180d\\u180f\\u3164\\uffa0\\ufe00-\\ufe0f\\u{e0000}-\\u{e0fff}]", "u");
 const IDN_CHAR = /^[\p{L}\p{M}\p{N}]$/u;
+// The right-to-left blocks (Hebrew, Arabic, Syriac, Thaana, N'Ko...): moca_agui.client._rtl.
+const RTL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff\u{10800}-\u{10fff}\u{1e800}-\u{1efff}]/u;
 
 // -- where the answer refers to its sources -------------------------------------------------
 
