@@ -13,7 +13,7 @@ from .._options import DEFAULT_READER_TOOLS
 from ._rules import check_events
 from ._source import SourceError, read_source
 
-__all__ = ["add_arguments", "printable", "run", "seconds"]
+__all__ = ["MAX_TIMEOUT", "add_arguments", "printable", "run", "seconds"]
 
 #: What a terminal could act on or reorder: C0 and C1 controls, DEL, and the bidirectional
 #: controls. Record text holding `\x1b[2K` would erase the line the checker printed.
@@ -38,14 +38,20 @@ def _escaped(match: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
+#: The longest `--timeout`: a socket takes no timeout past what a time_t holds (1e10 s).
+MAX_TIMEOUT = 1_000_000.0
+
+
 def seconds(text: str) -> float:
-    """An argparse type: a finite number of seconds above 0 (not inf, nan or 1e309)."""
+    """An argparse type: seconds above 0 and at most `MAX_TIMEOUT` (not inf, nan or 1e309)."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number of seconds above 0")
+    if not math.isfinite(value) or not 0 < value <= MAX_TIMEOUT:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a number of seconds above 0 and at most {MAX_TIMEOUT:.0f}"
+        )
     return value
 
 

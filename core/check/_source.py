@@ -150,6 +150,8 @@ def _post(url: str, message: str, timeout: float) -> str:
             return body.decode("utf-8")
     except _Deadline:
         raise SourceError(f"the answer did not end within {timeout:g} s (--timeout)") from None
+    except OverflowError:  # a timeout longer than a socket takes (the command refuses one)
+        raise SourceError(f"a timeout of {timeout:g} s is longer than a socket takes") from None
     except TimeoutError:
         raise SourceError(f"no answer within {timeout:g} s") from None
     except http.client.IncompleteRead as exc:

@@ -217,7 +217,9 @@ def test_a_url_that_is_not_one_is_one_line(
     assert capsys.readouterr() == ("", f"moca-agui check: cannot read {url}: {why}\n")
 
 
-@pytest.mark.parametrize("timeout", ["inf", "1e309", "-inf", "nan", "0", "-1", "soon"])
+@pytest.mark.parametrize(
+    "timeout", ["inf", "1e309", "-inf", "nan", "0", "-1", "soon", "1e300", "1000000.5"]
+)
 def test_a_timeout_that_is_not_finite_seconds_is_a_usage_error(
     timeout: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -225,7 +227,7 @@ def test_a_timeout_that_is_not_finite_seconds_is_a_usage_error(
         main(["check", "http://127.0.0.1:9/", f"--timeout={timeout}"])
     assert stopped.value.code == 2
     why = "is not a number of seconds" if timeout == "soon" else (
-        "is not a finite number of seconds above 0"
+        "is not a number of seconds above 0 and at most 1000000"
     )  # fmt: skip
     assert capsys.readouterr().err.splitlines()[-1] == (
         f"moca-agui check: error: argument --timeout: {timeout!r} {why}"
