@@ -115,4 +115,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 0
-    return int(args.handler(args))
+    try:
+        return int(args.handler(args))
+    except KeyboardInterrupt:  # Ctrl-C: stop quietly, with the shell's code for SIGINT
+        print(f"moca-agui {args.command}: interrupted", file=sys.stderr)
+        return 130

@@ -18,13 +18,16 @@ The demo page applies the same rules, and `moca-agui check` reports what they fi
 
 from __future__ import annotations
 
+import calendar
 import html
+import ipaddress
 import logging
 import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
-from urllib.parse import urlsplit
+from urllib.parse import unquote_to_bytes
 
 from .records.event import EVENT_VERSION
 from .records.schema import InvalidRecord, as_record
@@ -51,7 +54,11 @@ logger = logging.getLogger("moca_agui")
 Tone = Literal["good", "info", "warning", "danger"]
 #: Review outcomes shown in the good tone (lower-cased); any other outcome is a warning.
 POSITIVE_OUTCOMES = frozenset({"accurate", "approved", "correct"})
-_RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})")
+#: RFC 3339's date-time, in ASCII digits only (`\d` would take any script's digits).
+_RFC3339 = re.compile(
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]+)?"
+    r"(?:[Zz]|[+-]([0-9]{2}):([0-9]{2}))"
+)
 
 
 # -- reading the event -----------------------------------------------------------------
@@ -121,7 +128,7 @@ def read_value(value: object) -> tuple[CitationsValue | None, list[Problem]]:
         problem = Problem("§2", "citations", "citations is not a list", None, True)
         return None, [problem]
     computed_at = value.get("computedAt")
-    if computed_at is not None and not _is_rfc3339(computed_at):
+    if "computedAt" in value and not _is_rfc3339(computed_at):
         problems.append(
             Problem("§2", "computedAt", "computedAt is not an RFC 3339 date-time with an offset")
         )
@@ -159,7 +166,15 @@ def _read_entry(index: int, entry: object, problems: list[Problem]) -> ClientCit
 
 
 def _is_rfc3339(value: object) -> bool:
-    return isinstance(value, str) and _RFC3339.fullmatch(value) is not None
+    """An RFC 3339 date-time with an offset, each field in its range (a leap second too)."""
+    match = _RFC3339.fullmatch(value) if isinstance(value, str) else None
+    if match is None:
+        return False
+    year, month, day, hour, minute, second = (int(match[n]) for n in range(1, 7))
+    if not 1 <= month <= 12 or not 1 <= day <= calendar.monthrange(year, month)[1]:
+        return False
+    offset = (int(match[8] or 0), int(match[9] or 0))
+    return hour < 24 and minute < 60 and second < 61 and offset[0] < 24 and offset[1] < 60
 
 
 # -- attaching events to messages ------------------------------------------------------
@@ -376,40 +391,204 @@ def _evidence_badges(evidence: Sequence[Mapping[str, Any]]) -> list[Badge]:
 
 
 def safe_url(value: object) -> str | None:
-    """`value` if it is an absolute http(s) URL safe to link to, else None: no spaces,
-    control characters (DEL too), quotes, backslashes or angle brackets in it."""
+    """`value` if it is an absolute http(s) URL safe to link to, else None.
+
+    One rule with the npm package's `safeUrl` (the shared case table holds both to it): no
+    spaces, control characters (DEL too), quotes, backslashes or angle brackets anywhere;
+    `http://` or `https://` and a host; the host as the WHATWG URL parser reads it (valid
+    percent-encoding, no forbidden code point, a valid IPv4 address or bracketed IPv6, no
+    empty or undecodable `xn--` label), its port 0 to 65535; and no bidirectional control
+    or invisible character in the authority, which would make the link read as another;
+    an internationalised host (raw or `xn--`) of letters, marks and digits, written as it
+    is meant (no full-width letters, no label starting with a combining mark or mixing
+    right-to-left with left-to-right letters or digits).
+    """
     if not isinstance(value, str) or any(ord(c) < 0x21 or c in "\\\"'<>`\x7f" for c in value):
         return None
-    try:
-        parts = urlsplit(value)
-    except ValueError:
+    match = _HTTP_URL.match(value)
+    if match is None:
         return None
-    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+    authority = match["authority"]
+    if any(_invisible(c) for c in authority):
+        return None
+    host_port = authority.rpartition("@")[2]
+    if host_port.startswith("["):
+        host, bracket, port = host_port[1:].partition("]")
+        if not bracket or (port and not port.startswith(":")) or not _ipv6(host):
+            return None
+        port = port[1:]
+    else:
+        host, _, port = host_port.partition(":")
+        if not _domain(host):
+            return None
+    if port and (not port.isascii() or not port.isdigit() or int(port) > 65535):
         return None
     return value
+
+
+_HTTP_URL = re.compile(r"https?://(?P<authority>[^/?#]+)", re.IGNORECASE)
+#: Characters that draw nothing or reorder text, beyond the categories Cf, Cc and Z*: the
+#: default-ignorable code points of other categories (Hangul fillers, variation selectors).
+_INVISIBLE = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180f\u3164\uffa0")
+_FORBIDDEN_HOST = frozenset(" #%/:<>?@[\\]^|\x7f")
+
+
+def _invisible(char: str) -> bool:
+    code = ord(char)
+    return (
+        unicodedata.category(char) in ("Cf", "Cc", "Co", "Cn", "Zs", "Zl", "Zp")
+        or char in _INVISIBLE
+        or 0xFE00 <= code <= 0xFE0F
+        or 0xE0000 <= code <= 0xE0FFF
+    )
+
+
+def _ipv6(text: str) -> bool:
+    if not text or "%" in text or not text.isascii():
+        return False
+    try:
+        ipaddress.IPv6Address(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _domain(host: str) -> bool:
+    """Whether the WHATWG URL parser reads `host` as a domain or an IPv4 address."""
+    if _BAD_PERCENT.search(host):
+        return False
+    try:
+        decoded = unquote_to_bytes(host).decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    mapped = decoded.lower()
+    if not mapped or any(ord(c) < 0x20 or c in _FORBIDDEN_HOST or _invisible(c) for c in mapped):
+        return False
+    if not mapped.isascii() and not _plain_idn(mapped):
+        return False
+    labels = mapped.split(".")
+    if not all(map(_idn_char, mapped)):
+        return False
+    for label in labels:
+        if label.startswith("xn--"):
+            try:
+                unicode = label[4:].encode("ascii").decode("punycode")
+            except (UnicodeError, ValueError):
+                return False
+            # A label that decodes to nothing, to ASCII, to what the mapping would change
+            # (`a\u2488`, "a1."), or to a symbol (a snowman) is not a host to link to.
+            if not unicode or unicode.isascii() or not all(map(_idn_char, unicode)):
+                return False
+            if not _plain_idn(unicode):
+                return False
+    last = labels[-2] if len(labels) > 1 and not labels[-1] else labels[-1]
+    if last and ((last.isdigit() and last.isascii()) or _HEX_PART.fullmatch(last)):
+        return _ipv4(labels[:-1] if not labels[-1] else labels)
+    return True
+
+
+_BAD_PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
+_HEX_PART = re.compile(r"0[xX][0-9A-Fa-f]*")
+_IPV4_PART = re.compile(r"0[xX][0-9A-Fa-f]*|[0-9]+")
+
+
+def _plain_idn(host: str) -> bool:
+    """An internationalised host written as it is meant: what a compatibility or case
+    mapping would change (full-width letters, `\u2488`, an ideographic full stop) is
+    refused, and so is a label that starts with a combining mark or mixes right-to-left
+    characters with left-to-right letters or digits (the IDNA bidi rule, simplified)."""
+    if unicodedata.normalize("NFKC", host).lower() != host:
+        return False
+    for label in host.split("."):
+        if label and unicodedata.category(label[0])[0] == "M":
+            return False
+        if any(map(_rtl, label)) and (
+            any(not _rtl(c) and c.isalnum() for c in label)  # mixed directions
+            or unicodedata.category(label[0])[0] != "L"  # it starts with a letter
+            or unicodedata.category(label[-1])[0] not in "LMN"  # and ends in one, or a digit
+        ):
+            return False
+    return True
+
+
+def _rtl(char: str) -> bool:
+    """A character of the right-to-left blocks (Hebrew, Arabic, Syriac, Thaana, N'Ko...)."""
+    code = ord(char)
+    return (
+        0x590 <= code <= 0x8FF
+        or 0xFB1D <= code <= 0xFDFF
+        or 0xFE70 <= code <= 0xFEFF
+        or 0x10800 <= code <= 0x10FFF
+        or 0x1E800 <= code <= 0x1EFFF
+    )
+
+
+def _idn_char(char: str) -> bool:
+    """ASCII (the forbidden code points are refused apart), or a letter, mark or digit."""
+    return char.isascii() or unicodedata.category(char)[0] in "LMN"
+
+
+def _ipv4(parts: list[str]) -> bool:
+    """The WHATWG IPv4 parser: up to 4 parts, decimal, 0x hex or 0 octal, each in range."""
+    if not 1 <= len(parts) <= 4:
+        return False
+    numbers = []
+    for part in parts:
+        if not _IPV4_PART.fullmatch(part):
+            return False
+        if part[:2].lower() == "0x":
+            numbers.append(int(part[2:] or "0", 16))
+        elif len(part) > 1 and part[0] == "0":
+            if any(c in "89" for c in part):
+                return False
+            numbers.append(int(part, 8))
+        else:
+            numbers.append(int(part))
+    if any(number > 255 for number in numbers[:-1]):
+        return False
+    return numbers[-1] < 1 << (8 * (5 - len(numbers)))
+
+
+#: How many characters of a field `render_record` shows inline: the rest of a longer one
+#: (a 300,000-character title) is cut, the whole value in the element's `title`.
+FIELD_LIMIT = 160
+#: The same for a badge's label, which holds a review's outcome.
+LABEL_LIMIT = 60
+#: How many characters of a cut label's end are kept: a review's " (signed)".
+LABEL_END = 12
 
 
 def render_record(
     record: Mapping[str, Any], *, marker: str | None = None, computed_at: str | None = None
 ) -> str:
     """A record as an HTML fragment: every field escaped, links only for http(s) URLs,
-    nothing that loads a remote resource."""
+    nothing that loads a remote resource.
+
+    The badges come right after the title, and every field shown before them or inside one
+    is cut at `FIELD_LIMIT` (`LABEL_LIMIT` for a label) characters with the whole value in
+    a `title` attribute: no field's length can push a badge out of sight, with or without a
+    style sheet. The badges' details, the description and the text follow, whole."""
     node, package = record["node"], record["package"]
     e = _escape
     title = node.get("title") or node["path"]
     parts = [f'<article class="source" data-ref="{e(node["ref"])}">', "<header>"]
     if marker:
-        parts.append(f'<span class="marker">{e(marker)}</span> ')
-    parts.append(f'<h3 class="title">{e(title)}</h3></header>')
-    parts.append(
-        f'<p class="package">{e(package["id"])} <span class="version">version '
-        f"{e(package['version'])}</span></p>"
-    )
-    parts.append(f'<p class="ref"><code>{e(node["ref"])}</code></p>')
+        parts.append(f"{_cut('span', 'marker', marker)} ")
+    parts.append(f"{_cut('h3', 'title', title)}</header>")
     badges = trust_badges(record)
     parts.append('<ul class="badges">')
-    parts += [f'<li class="badge {b.tone}" data-badge="{b.key}">{e(b.label)}</li>' for b in badges]
-    parts.append('</ul><ul class="trust-details">')  # what each badge means, as visible text
+    parts += [
+        _cut("li", f"badge {b.tone}", b.label, LABEL_LIMIT, f' data-badge="{b.key}"', LABEL_END)
+        for b in badges
+    ]
+    parts.append("</ul>")
+    version = f"version {package['version']}"
+    parts.append(
+        f'<p class="package">{_cut("span", "id", package["id"])} '
+        f"{_cut('span', 'version', version)}</p>"
+    )
+    parts.append(f'<p class="ref">{_cut("code", "", node["ref"])}</p>')
+    parts.append('<ul class="trust-details">')  # what each badge means, as visible text
     parts += [f'<li data-detail="{b.key}">{e(b.detail)}</li>' for b in badges]
     parts.append("</ul>")
     if computed_at:
@@ -429,19 +608,33 @@ def render_record(
     return "".join(parts)
 
 
+def _cut(
+    tag: str, cls: str, value: object, limit: int = FIELD_LIMIT, attrs: str = "", keep_end: int = 0
+) -> str:
+    """`<tag class=cls>value</tag>`, the value cut to `limit` characters with an ellipsis
+    before its last `keep_end` ones, and whole in `title`, if it is longer."""
+    text = str(value)
+    classes = f' class="{cls}"' if cls else ""
+    if len(text) > limit:
+        attrs += f' title="{_escape(text)}"'
+        text = text[: limit - keep_end] + "\u2026" + (text[-keep_end:] if keep_end else "")
+    return f"<{tag}{classes}{attrs}>{_escape(text)}</{tag}>"
+
+
 def _evidence_html(entry: Mapping[str, Any]) -> str:
     source = entry.get("source") or {}
     name = source.get("title") or source.get("id") or "source"
     url = safe_url(source.get("url")) or safe_url(source.get("resource"))
     if url:
-        label = f'<a href="{_escape(url)}" rel="noopener noreferrer nofollow">{_escape(name)}</a>'
+        attrs = f' href="{_escape(url)}" rel="noopener noreferrer nofollow"'
+        label = _cut("a", "", name, attrs=attrs)
     else:
-        label = _escape(str(name))
+        label = _cut("span", "source-name", name)
     exact = (entry.get("selector") or {}).get("exact")
-    quote = f" <q>{_escape(str(exact))}</q>" if exact else ""
+    quote = f" {_cut('q', '', exact)}" if exact else ""
     matched = entry.get("matched")
     state = "matched" if matched is True else "not matched" if matched is False else "not checked"
-    note = f' <span class="note">{_escape(str(entry["note"]))}</span>' if entry.get("note") else ""
+    note = f" {_cut('span', 'note', entry['note'])}" if entry.get("note") else ""
     return f'{label}{quote} <span class="evidence-{state.replace(" ", "-")}">{state}</span>{note}'
 
 

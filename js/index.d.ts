@@ -130,6 +130,28 @@ export declare function recordProblem(record: unknown): string | null;
 export declare function readCitations(value: unknown): CitationsValue | null;
 export declare function trustBadges(record: CitationRecord): Badge[];
 export declare function safeUrl(value: unknown): string | null;
+/** Whether `value` is an RFC 3339 date-time with an offset, ASCII digits, each field in range. */
+export declare function isRfc3339(value: unknown): value is string;
+/** The AG-UI events of an SSE body; a frame that is not a JSON object with a string `type` is
+ * skipped with a console warning, and the stream goes on. */
+export declare function sseEvents(
+  body: ReadableStream<Uint8Array>,
+): AsyncGenerator<Record<string, unknown>, void, undefined>;
+/** A fetch for HttpAgent whose SSE answers skip, with a console warning, every frame that is
+ * not an AG-UI event, where @ag-ui/client would end the run on it. */
+export declare function skipBadFrames(
+  fetchFunction?: typeof fetch,
+): (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
+export declare const FIELD_LIMIT: number;
+export declare const LABEL_LIMIT: number;
+export declare const LABEL_END: number;
+/** `value` cut to `limit` characters (FIELD_LIMIT) with an ellipsis before its last `keepEnd`
+ * characters; `whole` when cut. */
+export declare function shortText(
+  value: unknown,
+  limit?: number,
+  keepEnd?: number,
+): { text: string; whole: string | null };
 export declare function locateMarkers(text: string, citations: ReadonlyArray<Citation>): Mention[];
 export declare function withReadableDates(
   text: string,

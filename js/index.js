@@ -22,7 +22,8 @@ export const EVENT_VERSION = 1;
 /** Review outcomes shown in the good tone (lower-cased): moca_agui.client.POSITIVE_OUTCOMES. */
 export const POSITIVE_OUTCOMES = Object.freeze(["accurate", "approved", "correct"]);
 
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+// RFC 3339's date-time, ASCII digits only; isRfc3339 checks each field's range.
+const RFC3339 = /^([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.[0-9]+)?(?:[Zz]|[+-]([0-9]{2}):([0-9]{2}))$/;
 const DIGEST = /^sha256:[a-f0-9]{64}$/;
 const IRI = /^[A-Za-z][A-Za-z0-9+.-]*:[^\s]+$/;
 
@@ -43,6 +44,10 @@ const isDigest = (v) => isString(v) && DIGEST.test(v);
 /** @param {(v: unknown) => boolean} check @returns {(v: unknown) => boolean} */
 const arrayOf = (check) => (v) => Array.isArray(v) && v.every(check);
 const strings = arrayOf(isString);
+/** @param {unknown} v */
+/** One of `values`, exactly: a JSON Schema `enum` of strings (`["draft"]` is not "draft").
+ * @param {string[]} values @returns {(v: unknown) => boolean} */
+const oneOf = (values) => (v) => isString(v) && values.includes(v);
 /** @param {unknown} v */
 const byClaim = (v) => isObject(v) && isString(v.by) && (v.at === undefined || isString(v.at));
 
@@ -84,7 +89,7 @@ const RECORD_FIELDS = {
   profiles: strings,
   score: isNumber,
   retrieval: (/** @type {unknown} */ v) => shape(v, "retrieval",
-    { via: (x) => ["search", "requires", "parts", "narrower", "related"].includes(String(x)) },
+    { via: oneOf(["search", "requires", "parts", "narrower", "related"]) },
     { from: isString }, true) === null,
 };
 const PACKAGE_FIELDS = { id: isString, version: isString, digest: isDigest, signed: isBool };
@@ -99,7 +104,7 @@ const REVIEW = arrayOf((r) => shape(r, "review",
   { reviewer: isString, reviewedAt: isString, outcome: isString, signer: isString },
   { scope: isString }, false) === null);
 const TRUST_FIELDS = {
-  status: (/** @type {unknown} */ v) => ["draft", "stable", "deprecated"].includes(String(v)),
+  status: oneOf(["draft", "stable", "deprecated"]),
   declaredVerified: arrayOf(byClaim), attestedReviews: REVIEW,
   stale: isBool, inForce: isBool, superseded: isBool, contested: isBool,
 };
@@ -155,9 +160,25 @@ export function readCitations(value) {
     // Another span of a node already kept: its marker points to that same source.
     else if (marker && !kept.markers.includes(marker)) kept.markers.push(marker);
   });
-  const time = isString(computedAt) && RFC3339.test(computedAt) ? computedAt : null;
+  const time = isRfc3339(computedAt) ? computedAt : null;
   if (computedAt !== undefined && time === null) warn("computedAt is not an RFC 3339 date-time");
   return { messageId, computedAt: time, citations: [...byRef.values()] };
+}
+
+/**
+ * Whether `value` is an RFC 3339 date-time with an offset, each field in its range (a leap
+ * second too): moca_agui.client's rule.
+ * @param {unknown} value @returns {value is string}
+ */
+export function isRfc3339(value) {
+  const match = isString(value) ? RFC3339.exec(value) : null;
+  if (!match) return false;
+  const [year, month, day, hour, minute, second, offsetHours, offsetMinutes] =
+    match.slice(1).map((part) => Number(part ?? 0));
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 0;
+  return day >= 1 && day <= days && hour < 24 && minute < 60 &&
+    second < 61 && offsetHours < 24 && offsetMinutes < 60;
 }
 
 /** @param {string} message */
@@ -174,6 +195,105 @@ function shown(/** @type {unknown} */ value) {
     json = String(value);
   }
   return json.length > 200 ? `${json.slice(0, 200)}…` : json;
+}
+
+// -- the stream -----------------------------------------------------------------------------
+
+/**
+ * The AG-UI events of an SSE body, in order: each frame's `data:` lines joined, read as
+ * JSON. A frame that is not a JSON object with a string `type` (`data: null`, a cut line) is
+ * skipped with a console warning, and the stream goes on. Linear in the stream: each chunk is
+ * scanned once, however long an event is. A frame the stream ends in the middle of is read.
+ * @param {ReadableStream<Uint8Array>} body @returns {AsyncGenerator<Record<string, unknown>>}
+ */
+export async function* sseEvents(body) {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let pending = ""; // the start of a line whose end has not arrived
+  let afterCR = false; // the last chunk ended in "\r": a "\n" next ends no other line
+  /** @type {string[]} */
+  let data = [];
+  let frame = 0;
+  const event = () => {
+    const text = data.join("\n");
+    data = [];
+    frame += 1;
+    let parsed;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      warn(`skipped frame ${frame - 1}: not JSON: ${shown(text)}`);
+      return null;
+    }
+    if (!isObject(parsed) || !isString(parsed.type)) {
+      warn(`skipped frame ${frame - 1}: not an AG-UI event: ${shown(parsed)}`);
+      return null;
+    }
+    return parsed;
+  };
+  /** @param {string} line */
+  const take = (line) => {
+    if (line === "") return data.length ? event() : null;
+    if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
+    return null; // a comment, event:, id: or retry: line
+  };
+  let finished = false;
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      let text = decoder.decode(value ?? new Uint8Array(), { stream: !done });
+      if (afterCR && text) {
+        if (text.startsWith("\n")) text = text.slice(1);
+        afterCR = false;
+      }
+      let start = 0;
+      for (const end of text.matchAll(/\r\n|\r|\n/g)) {
+        const line = pending + text.slice(start, end.index);
+        pending = "";
+        start = (end.index ?? 0) + end[0].length;
+        const parsed = take(line);
+        if (parsed) yield parsed;
+      }
+      if (text.endsWith("\r")) afterCR = true;
+      pending += text.slice(start);
+      if (done) break;
+    }
+    finished = true;
+  } finally {
+    if (!finished) await reader.cancel().catch(() => {}); // the reader stopped early
+  }
+  if (pending) take(pending);
+  const last = data.length ? event() : null;
+  if (last) yield last;
+}
+
+/**
+ * A fetch for `new HttpAgent({ url, fetch: skipBadFrames() })`: its SSE answers hold only
+ * AG-UI events, each frame that is not one skipped with a console warning (`sseEvents`), where
+ * @ag-ui/client would end the whole run on it. Other answers pass unchanged.
+ * @param {typeof fetch} [fetchFunction] default: the global fetch
+ * @returns {(input: RequestInfo | URL, init?: RequestInit) => Promise<Response>}
+ */
+export function skipBadFrames(fetchFunction) {
+  return async (input, init) => {
+    const response = await (fetchFunction ?? globalThis.fetch)(input, init);
+    const type = response.headers.get("content-type") ?? "";
+    if (!response.body || !type.toLowerCase().startsWith("text/event-stream")) return response;
+    const events = sseEvents(response.body);
+    const encoder = new TextEncoder();
+    const body = new ReadableStream({
+      async pull(controller) {
+        const { value, done } = await events.next();
+        if (done) controller.close();
+        else controller.enqueue(encoder.encode(`data: ${JSON.stringify(value)}\n\n`));
+      },
+      async cancel() {
+        await events.return(undefined);
+      },
+    });
+    const { status, statusText, headers } = response;
+    return new Response(body, { status, statusText, headers });
+  };
 }
 
 // -- the store ------------------------------------------------------------------------------
@@ -319,23 +439,123 @@ export function trustBadges(record) {
 }
 
 /**
- * `value` if it is an absolute http(s) URL safe to link to, else null: no spaces, control
- * characters (DEL too), quotes, backslashes or angle brackets. moca_agui.client.safe_url.
+ * `value` if it is an absolute http(s) URL safe to link to, else null. One rule with
+ * moca_agui.client.safe_url (the shared case table holds both to it): no spaces, control
+ * characters (DEL too), quotes, backslashes or angle brackets anywhere; `http://` or
+ * `https://` and a host; the WHATWG URL parser's reading of it (valid percent-encoding, no
+ * forbidden code point, a valid IPv4 address, no empty `xn--` label, a port 0 to 65535); no
+ * bidirectional control or invisible character in the authority, which would make the link
+ * read as another; and an internationalised host (raw or `xn--`) of letters, marks and digits,
+ * written as it is meant (no full-width letters, no label starting with a combining mark or
+ * mixing right-to-left with left-to-right letters or digits).
  * @param {unknown} value @returns {string | null}
  */
 export function safeUrl(value) {
   if (!isString(value) || /[\u0000-\u0020\\"'<>`\u007f]/.test(value)) return null;
   // "//" and a host right after the scheme: the URL parser reads "https:/x" and "https:///x"
   // as https://x/, where moca_agui (and RFC 3986) see no host at all.
-  if (!/^https?:\/\/[^/?#]/i.test(value)) return null;
+  const authority = /^https?:\/\/([^/?#]+)/i.exec(value)?.[1];
+  if (authority === undefined || INVISIBLE.test(authority)) return null;
   let url;
   try {
     url = new URL(value);
   } catch {
     return null;
   }
-  return url.hostname ? value : null;
+  if (!url.hostname) return null;
+  const host = authority.slice(authority.lastIndexOf("@") + 1);
+  if (host.startsWith("[")) return value;
+  let decoded;
+  try {
+    decoded = decodeURIComponent(host.split(":")[0]);
+  } catch {
+    return null;
+  }
+  const mapped = decoded.toLowerCase();
+  if (![...mapped].every(idnChar)) return null;
+  // An internationalised host written as it is meant (full-width letters, "\u2488" or an
+  // ideographic full stop are refused, and so are mixed directions), as moca_agui.client has it.
+  if (/[^\u0000-\u007f]/.test(mapped) && !plainIdn(mapped)) return null;
+  // The URL parser keeps an `xn--` label that decodes to a symbol (a snowman); a letter,
+  // mark or digit is what moca_agui.client takes too.
+  for (const label of url.hostname.split(".")) {
+    if (!label.startsWith("xn--")) continue;
+    const unicode = punycodeDecode(label.slice(4));
+    if (!unicode || !/[^\u0000-\u007f]/.test(unicode) || ![...unicode].every(idnChar) ||
+      !plainIdn(unicode)) return null;
+  }
+  return value;
 }
+
+/**
+ * Whether an internationalised host (or label) is written as it is meant: nothing a
+ * compatibility or case mapping would change, no label starting with a combining mark, and
+ * no label mixing right-to-left characters with left-to-right letters or digits, or not
+ * starting with a letter and ending in a letter, mark or digit (the IDNA bidi rule,
+ * simplified). moca_agui.client._plain_idn.
+ * @param {string} host
+ */
+function plainIdn(host) {
+  if (host.normalize("NFKC").toLowerCase() !== host) return false;
+  return host.split(".").every((label) => !/^\p{M}/u.test(label) && (!RTL.test(label) || (
+    ![...label].some((c) => !RTL.test(c) && /[\p{L}\p{N}]/u.test(c)) &&
+    /^\p{L}/u.test(label) && /[\p{L}\p{M}\p{N}]$/u.test(label))));
+}
+
+/** ASCII (the URL parser refuses the forbidden code points), or a letter, mark or digit.
+ * @param {string} c */
+const idnChar = (c) => c < "\u0080" || IDN_CHAR.test(c);
+
+/**
+ * The Unicode text of a Punycode label (RFC 3492, without its `xn--`), or null.
+ * @param {string} input @returns {string | null}
+ */
+function punycodeDecode(input) {
+  const base = 36, tMin = 1, tMax = 26;
+  const basic = Math.max(input.lastIndexOf("-"), 0);
+  /** @type {number[]} */
+  const output = [];
+  for (let j = 0; j < basic; j += 1) {
+    if (input.charCodeAt(j) >= 0x80) return null;
+    output.push(input.charCodeAt(j));
+  }
+  let n = 128, bias = 72, i = 0;
+  for (let at = basic > 0 ? basic + 1 : 0; at < input.length;) {
+    const old = i;
+    for (let w = 1, k = base; ; k += base) {
+      if (at >= input.length) return null;
+      const c = input.charCodeAt(at++);
+      const digit = c >= 48 && c <= 57 ? c - 22 : c >= 65 && c <= 90 ? c - 65
+        : c >= 97 && c <= 122 ? c - 97 : base;
+      if (digit >= base) return null;
+      i += digit * w;
+      const t = k <= bias ? tMin : k >= bias + tMax ? tMax : k - bias;
+      if (digit < t) break;
+      w *= base - t;
+      if (i > 0x10ffff * 64 || w > 0x10ffff * 64) return null;
+    }
+    const length = output.length + 1;
+    let delta = old === 0 ? Math.floor((i - old) / 700) : Math.floor((i - old) / 2);
+    delta += Math.floor(delta / length);
+    let k = 0;
+    for (; delta > ((base - tMin) * tMax) >> 1; k += base) delta = Math.floor(delta / (base - tMin));
+    bias = k + Math.floor(((base - tMin + 1) * delta) / (delta + 38));
+    n += Math.floor(i / length);
+    i %= length;
+    if (n > 0x10ffff) return null;
+    output.splice(i, 0, n);
+    i += 1;
+  }
+  return String.fromCodePoint(...output);
+}
+
+// Characters that draw nothing or reorder text: the categories Cf, Cc, Co, Cn and Z, and the
+// default-ignorable code points of other categories (Hangul fillers, variation selectors).
+const INVISIBLE = new RegExp("[\\p{Cf}\\p{Cc}\\p{Co}\\p{Cn}\\p{Z}\\u034f\\u115f\\u1160\\u17b4" +
+  "\\u17b5\\u180b-\\u180d\\u180f\\u3164\\uffa0\\ufe00-\\ufe0f\\u{e0000}-\\u{e0fff}]", "u");
+const IDN_CHAR = /^[\p{L}\p{M}\p{N}]$/u;
+// The right-to-left blocks (Hebrew, Arabic, Syriac, Thaana, N'Ko...): moca_agui.client._rtl.
+const RTL = /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff\u{10800}-\u{10fff}\u{1e800}-\u{1efff}]/u;
 
 // -- where the answer refers to its sources -------------------------------------------------
 
@@ -437,6 +657,34 @@ function inCode(position, code) {
   return low > 0 && position < code[low - 1][1];
 }
 
+// -- showing fields -------------------------------------------------------------------------
+
+/** How many characters of a field a source card shows inline (moca_agui.client.FIELD_LIMIT). */
+export const FIELD_LIMIT = 160;
+/** The same for a badge's label, which holds a review's outcome (LABEL_LIMIT). */
+export const LABEL_LIMIT = 60;
+
+/** How many characters of a cut label's end are kept: a review's " (signed)". */
+export const LABEL_END = 12;
+
+/**
+ * `value` as a card shows it inline: cut to `limit` characters with an ellipsis (before the
+ * last `keepEnd` characters, which stay), and the whole value (for a `title` attribute) when
+ * it was cut, else null. A 300,000-character title or review outcome cannot push a badge out
+ * of sight. moca_agui.client cuts the same way.
+ * @param {unknown} value @param {number} [limit] @param {number} [keepEnd]
+ * @returns {{ text: string, whole: string | null }}
+ */
+export function shortText(value, limit = FIELD_LIMIT, keepEnd = 0) {
+  const text = String(value);
+  if (text.length <= limit) return { text, whole: null };
+  let end = limit - keepEnd;
+  if (/[\ud800-\udbff]/.test(text[end - 1])) end -= 1; // not half a surrogate pair
+  let start = text.length - keepEnd;
+  if (/[\udc00-\udfff]/.test(text[start] ?? "")) start += 1;
+  return { text: `${text.slice(0, end)}\u2026${keepEnd ? text.slice(start) : ""}`, whole: text };
+}
+
 // -- dates ----------------------------------------------------------------------------------
 
 /** @type {Intl.DateTimeFormatOptions} */
@@ -454,15 +702,22 @@ export function withReadableDates(text, options = {}) {
   /** @type {Array<string | { iso: string, readable: string }>} */
   const parts = [];
   let position = 0;
+  /** @type {Intl.DateTimeFormat | undefined} */
+  let days;
+  /** @type {Intl.DateTimeFormat | undefined} */
+  let times;
   for (const match of text.matchAll(DATE)) {
     const iso = match[0];
     const at = match.index ?? 0;
     const dateOnly = iso.length === 10;
     const time = new Date(dateOnly ? `${iso}T00:00:00Z` : iso);
     if (Number.isNaN(time.getTime())) continue;
-    const format = new Intl.DateTimeFormat(options.locale, dateOnly
-      ? { ...DAY, timeZone: "UTC" }
-      : { ...DAY, hour: "2-digit", minute: "2-digit", timeZoneName: "short", timeZone: options.timeZone });
+    // One formatter of each kind for the whole text: making one costs as much as a hundred
+    // dates formatted, which a record holding 20,000 dates paid 20,000 times.
+    const format = dateOnly
+      ? (days ??= new Intl.DateTimeFormat(options.locale, { ...DAY, timeZone: "UTC" }))
+      : (times ??= new Intl.DateTimeFormat(options.locale, { ...DAY, hour: "2-digit",
+        minute: "2-digit", timeZoneName: "short", timeZone: options.timeZone }));
     if (at > position) parts.push(text.slice(position, at));
     parts.push({ iso, readable: format.format(time) });
     position = at + iso.length;

@@ -2,7 +2,7 @@
 // Text only: React escapes every string; a link's href only ever comes from safeUrl; nothing
 // remote is loaded (no image, no frame, no style from a record).
 import { createElement as h, Fragment, useCallback, useSyncExternalStore } from "react";
-import { safeUrl, trustBadges, withReadableDates } from "./index.js";
+import { LABEL_END, LABEL_LIMIT, safeUrl, shortText, trustBadges, withReadableDates } from "./index.js";
 
 /** @typedef {import("./index.js").MocaCitations} MocaCitations */
 /** @typedef {import("./index.js").MessageCitations} MessageCitations */
@@ -37,19 +37,36 @@ export function MocaSources({ value, locale, timeZone }) {
       : h("p", { className: "no-sources" }, "No sources from the loaded packages."));
 }
 
-/** @param {{ citation: Citation, dates: { locale?: string, timeZone?: string } }} props */
+/**
+ * An element showing `value` cut at a field's length, the whole value on hover (title).
+ * @param {string} tag @param {Record<string, unknown>} props @param {unknown} value
+ * @param {number} [limit] @param {number} [keepEnd]
+ */
+function short(tag, props, value, limit, keepEnd) {
+  const { text, whole } = shortText(value, limit, keepEnd);
+  return h(tag, whole === null ? props : { ...props, title: whole }, text);
+}
+
+/**
+ * The badges right under the title, every field before them cut short: no field's length can
+ * push a badge out of sight (with or without a style sheet). Details, description and text
+ * follow, whole: a style sheet wraps them (the demo's: `.source { overflow-wrap: anywhere }`).
+ * @param {{ citation: Citation, dates: { locale?: string, timeZone?: string } }} props
+ */
 function Source({ citation: { marker, markers, record }, dates }) {
   const { node, package: pkg } = record;
   const badges = trustBadges(record);
   const labels = markers ?? (marker ? [marker] : []);
   return h("article", { className: "source", "data-ref": node.ref },
     h("header", null,
-      labels.length ? h("span", { className: "marker" }, labels.join(" ")) : null,
-      h("h3", { className: "title" }, node.title || node.path)),
-    h("p", { className: "package" }, pkg.id, " ", h("span", { className: "version" }, `version ${pkg.version}`)),
-    h("p", { className: "ref" }, h("code", null, node.ref)),
+      labels.length ? short("span", { className: "marker" }, labels.join(" ")) : null,
+      short("h3", { className: "title" }, node.title || node.path)),
     h("ul", { className: "badges" }, badges.map((b) =>
-      h("li", { key: b.key + b.label + b.detail, className: `badge ${b.tone}`, "data-badge": b.key }, b.label))),
+      short("li", { key: b.key + b.label + b.detail, className: `badge ${b.tone}`, "data-badge": b.key },
+        b.label, LABEL_LIMIT, LABEL_END))),
+    h("p", { className: "package" }, short("span", { className: "id" }, pkg.id), " ",
+      short("span", { className: "version" }, `version ${pkg.version}`)),
+    h("p", { className: "ref" }, short("code", {}, node.ref)),
     h("ul", { className: "trust-details" }, badges.map((b) =>
       h("li", { key: b.key + b.label + b.detail, "data-detail": b.key }, ...dated(b.detail, dates)))),
     node.description ? h("p", { className: "description" }, node.description) : null,
@@ -69,10 +86,11 @@ function EvidenceItem({ entry }) {
   const state = entry.matched === true ? "matched" : entry.matched === false ? "not matched" : "not checked";
   const exact = entry.selector?.exact;
   return h("li", null,
-    url ? h("a", { href: url, rel: "noopener noreferrer nofollow" }, name) : name,
-    exact ? h(Fragment, null, " ", h("q", null, String(exact))) : null,
+    url ? short("a", { href: url, rel: "noopener noreferrer nofollow" }, name)
+      : short("span", { className: "source-name" }, name),
+    exact ? h(Fragment, null, " ", short("q", {}, exact)) : null,
     " ", h("span", { className: `evidence-${state.replace(" ", "-")}` }, state),
-    entry.note ? h(Fragment, null, " ", h("span", { className: "note" }, String(entry.note))) : null);
+    entry.note ? h(Fragment, null, " ", short("span", { className: "note" }, entry.note)) : null);
 }
 
 /** @param {string} text @param {{ locale?: string, timeZone?: string }} dates */

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { recordProblem, safeUrl, trustBadges } from "moca-agui";
+import { isRfc3339, readCitations, recordProblem, safeUrl, trustBadges } from "moca-agui";
 
 import { CASES, caseRecord } from "./cases.js";
 
@@ -23,5 +23,14 @@ for (const c of CASES.records) {
   test(`recordProblem: ${c.name}`, () => {
     const problem = recordProblem(caseRecord(c));
     assert.equal(problem === null, c.valid, `problem: ${problem}`);
+  });
+}
+
+for (const c of CASES.rfc3339) {
+  test(`computedAt: ${JSON.stringify(c.value)}`, (t) => {
+    t.mock.method(console, "warn", () => {});
+    assert.equal(isRfc3339(c.value), c.valid);
+    const read = readCitations({ version: 1, messageId: "m", computedAt: c.value, citations: [] });
+    assert.equal(read?.computedAt, c.valid ? c.value : null);
   });
 }

@@ -59,3 +59,22 @@ test("ISO dates and date-times become readable parts; other text stays", () => {
     [{ iso: "2026-11-30T10:00:00+01:00", readable: "30 Nov 2026, 09:00 UTC" }]);
   assert.deepEqual(withReadableDates("no date, 2026-13-45 neither", options), ["no date, 2026-13-45 neither"]);
 });
+
+const options = { locale: "en-GB", timeZone: "UTC" };
+test("withReadableDates makes one formatter of each kind for a text of 20,000 dates (linear, not 20,000 formatters)", (t) => {
+  const made = [];
+  const Original = Intl.DateTimeFormat;
+  // Node 20's mock has no property(): swap the constructor by hand, and back after the test.
+  Intl.DateTimeFormat = function DateTimeFormat(...args) {
+    made.push(args[1]?.hour ? "time" : "day");
+    return new Original(...args);
+  };
+  t.after(() => { Intl.DateTimeFormat = Original; });
+  const dates = Array.from({ length: 10000 }, (_, i) => `2026-01-${String((i % 28) + 1).padStart(2, "0")}T10:00:00Z 2026-02-01`);
+  const parts = withReadableDates(dates.join(", "), options);
+  assert.equal(parts.filter((part) => typeof part !== "string").length, 20000);
+  assert.deepEqual(made.sort(), ["day", "time"]);
+  assert.deepEqual(parts.slice(0, 3), [
+    { iso: "2026-01-01T10:00:00Z", readable: "1 Jan 2026, 10:00 UTC" }, " ",
+    { iso: "2026-02-01", readable: "1 Feb 2026" }]);
+});

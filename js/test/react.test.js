@@ -41,7 +41,7 @@ test("each source shows its marker, title, package, ref and trustBadges, each ba
     .map(([, tone, key, label]) => ({ key, label, tone }));
   assert.deepEqual(badges, trustBadges(record).map(({ key, label, tone }) => ({ key, label, tone })));
   assert.ok(markup.includes(`<span class="marker">[1]</span><h3 class="title">${record.node.title}</h3>`));
-  assert.ok(markup.includes(`<p class="package">${record.package.id} <span class="version">version 1.0.0</span></p>`));
+  assert.ok(markup.includes(`<p class="package"><span class="id">${record.package.id}</span> <span class="version">version 1.0.0</span></p>`));
   assert.ok(markup.includes(`<code>${record.node.ref}</code>`));
   assert.ok(!markup.includes("computed-at"));
 });
@@ -78,4 +78,24 @@ test("useMocaCitations reads the store", () => {
   }
   assert.match(renderToStaticMarkup(h(Sources, { id: "m1" })), /data-ref="https:\/\/example.org\/moca\/apiary@1.0.0#hive-placement.md"/);
   assert.equal(renderToStaticMarkup(h(Sources, { id: "m2" })), "");
+});
+
+test("a field of 300,000 characters is cut, whole on hover, and the badges come right after the title", () => {
+  const long = "W".repeat(300000);
+  const record = structuredClone(CASES.base);
+  record.node.title = long;
+  record.package.id = long;
+  record.node.ref = long;
+  record.trust.attestedReviews = [{ reviewer: "r", reviewedAt: "2026-01-01", outcome: long, signer: "s" }];
+  record.evidence = [{ source: { title: long }, selector: { exact: long }, note: long }];
+  const markup = render({ computedAt: null, citations: [{ marker: long, record }] });
+  const cut = `${"W".repeat(160)}\u2026`;
+  assert.ok(markup.includes(`<header><span class="marker" title="${long}">${cut}</span>` +
+    `<h3 class="title" title="${long}">${cut}</h3></header><ul class="badges">` +
+    `<li class="badge warning" data-badge="attested-review" title="Reviewed: ${long} (signed)">` +
+    `Reviewed: ${"W".repeat(38)}\u2026WWW (signed)</li>`));
+  assert.ok(markup.includes(`<p class="package"><span class="id" title="${long}">${cut}</span>`));
+  assert.ok(markup.includes(`<span class="note" title="${long}">${cut}</span>`));
+  assert.ok(markup.includes(`<q title="${long}">${cut}</q>`));
+  assert.ok(markup.startsWith(`<section class="moca-sources"><article class="source" data-ref="${long}">`));
 });

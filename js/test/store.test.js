@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { mock, test } from "node:test";
 
 import { HttpAgent } from "@ag-ui/client";
-import { MocaCitations, readCitations } from "moca-agui";
+import { MocaCitations, readCitations, skipBadFrames, sseEvents } from "moca-agui";
 
 import { CASES } from "./cases.js";
 
@@ -141,4 +141,56 @@ test("a huge id or version is cut in the warning, and nothing is kept", async ()
   assert.equal(store.get(huge), undefined);
   assert.deepEqual(warnings.map((w) => w.length < 300), [true, true]);
   assert.match(warnings[1], /^moca-agui: ignored the citations of "x{199}…: no such assistant message$/);
+});
+
+/** A Response of `body` (a string) as SSE, in chunks of `size` characters' bytes. */
+function sse(body, size = body.length) {
+  const bytes = new TextEncoder().encode(body);
+  const stream = new ReadableStream({
+    start(controller) {
+      for (let at = 0; at < bytes.length; at += size) controller.enqueue(bytes.slice(at, at + size));
+      controller.close();
+    },
+  });
+  return new Response(stream, { headers: { "Content-Type": "text/event-stream" } });
+}
+
+const BAD_FRAMES = "data: null\n\ndata: {\"type\": \n\ndata: [1]\n\ndata: {\"type\": 5}\n\n: ping\n\n";
+
+test("skipBadFrames: a frame that is not an AG-UI event is skipped with a warning, and the run goes on", async () => {
+  const frames = (events) => events.map((event) => `data: ${JSON.stringify(event)}\n\n`).join("");
+  const body = frames([{ type: "RUN_STARTED", ...run }, ...text("m1", "See [1].")]) + BAD_FRAMES +
+    frames([cite("m1", [{ marker: "[1]", record: RECORD }]), { type: "RUN_FINISHED", ...run }]);
+  const store = new MocaCitations();
+  const warn = mock.method(console, "warn", () => {});
+  try {
+    const fetch = skipBadFrames(async () => sse(body, 7));
+    await new HttpAgent({ url: "http://127.0.0.1:9/", fetch, threadId: "t1" }).runAgent({}, store.subscriber());
+  } finally {
+    warn.mock.restore();
+  }
+  assert.deepEqual(store.get("m1")?.citations.map((c) => c.marker), ["[1]"]);
+  assert.deepEqual(warn.mock.calls.map((c) => String(c.arguments[0])), [
+    "moca-agui: skipped frame 4: not an AG-UI event: null",
+    "moca-agui: skipped frame 5: not JSON: \"{\\\"type\\\": \"",
+    "moca-agui: skipped frame 6: not an AG-UI event: [1]",
+    "moca-agui: skipped frame 7: not an AG-UI event: {\"type\":5}",
+  ]);
+});
+
+test("sseEvents reads the same events from any chunking and any line ending", async (t) => {
+  t.mock.method(console, "warn", () => {});
+  const events = [{ type: "RUN_STARTED", ...run }, ...text("m1", "a\r\nb é"), { type: "RUN_FINISHED", ...run }];
+  const lf = events.map((event) => `data: ${JSON.stringify(event)}\n\n`).join("") + BAD_FRAMES;
+  for (const body of [lf, lf.replaceAll("\n", "\r\n"), lf.replaceAll("\n", "\r")]) {
+    for (const size of [1, 2, 3, 5, body.length]) {
+      const read = [];
+      for await (const event of sseEvents(sse(body, size).body)) read.push(event);
+      assert.deepEqual(read, events, `chunks of ${size}`);
+    }
+  }
+  // A last frame without its blank line is read; a JSON event on several data lines too.
+  const read = [];
+  for await (const event of sseEvents(sse('data: {"type":\ndata: "RUN_STARTED"}').body)) read.push(event);
+  assert.deepEqual(read, [{ type: "RUN_STARTED" }]);
 });

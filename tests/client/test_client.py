@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import html
 import logging
 import re
@@ -336,3 +337,26 @@ def test_the_rendered_record_shows_package_version_ref_and_badges() -> None:
 )
 def test_only_absolute_http_urls_are_links(url: object, safe: bool) -> None:
     assert safe_url(url) == (url if safe else None)
+
+
+def test_a_field_of_300000_characters_is_cut_whole_on_hover_and_badges_follow_the_title() -> None:
+    long = "W" * 300_000
+    rec = copy.deepcopy(RECORDS["hive-placement.md"])
+    rec["node"]["title"] = rec["package"]["id"] = long
+    rec["trust"]["attestedReviews"] = [
+        {"reviewer": "r", "reviewedAt": "2026-01-01", "outcome": long, "signer": "s"}
+    ]
+    rec["evidence"] = [{"source": {"title": long}, "selector": {"exact": long}, "note": long}]
+    fragment = render_record(rec, marker=long)
+    cut = "W" * 160 + "\u2026"
+    assert fragment.startswith(
+        f'<article class="source" data-ref="{rec["node"]["ref"]}"><header>'
+        f'<span class="marker" title="{long}">{cut}</span> '
+        f'<h3 class="title" title="{long}">{cut}</h3></header><ul class="badges">'
+        f'<li class="badge warning" data-badge="attested-review" '
+        f'title="Reviewed: {long} (signed)">Reviewed: {"W" * 38}\u2026WWW (signed)</li>'
+    )
+    assert f'<p class="package"><span class="id" title="{long}">{cut}</span> ' in fragment
+    assert f'<span class="source-name" title="{long}">{cut}</span>' in fragment
+    assert f'<q title="{long}">{cut}</q>' in fragment
+    assert f'<span class="note" title="{long}">{cut}</span>' in fragment

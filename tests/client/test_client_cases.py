@@ -11,7 +11,7 @@ import pytest
 
 import moca_agui
 import moca_agui.adapter
-from moca_agui.client import safe_url, trust_badges
+from moca_agui.client import read_value, safe_url, trust_badges
 from support import ROOT
 
 CASES = json.loads((ROOT / "tests/client/client-cases.json").read_text(encoding="utf-8"))
@@ -56,6 +56,15 @@ def test_record_validity(case: dict[str, Any]) -> None:
         assert case["valid"]
 
 
+@pytest.mark.parametrize("case", CASES["rfc3339"], ids=lambda c: repr(c["value"]))
+def test_computed_at(case: dict[str, Any]) -> None:
+    value = {"version": 1, "messageId": "m", "computedAt": case["value"], "citations": []}
+    read, problems = read_value(value)
+    assert read is not None
+    assert read.computed_at == (case["value"] if case["valid"] else None)
+    assert [p.rule for p in problems] == ([] if case["valid"] else ["computedAt"])
+
+
 def test_the_table_covers_every_badge_and_both_answers() -> None:
     keys = {b["key"] for case in CASES["trustBadges"] for b in case["badges"]}
     assert keys == {
@@ -65,3 +74,4 @@ def test_the_table_covers_every_badge_and_both_answers() -> None:
     }  # fmt: skip
     assert {c["safe"] for c in CASES["safeUrl"]} == {True, False}
     assert {c["valid"] for c in CASES["records"]} == {True, False}
+    assert {c["valid"] for c in CASES["rfc3339"]} == {True, False}

@@ -14,6 +14,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -23,7 +24,7 @@ import pytest
 import uvicorn
 from starlette.types import ASGIApp
 
-from moca_agui.client import Conversation, trust_badges
+from moca_agui.client import Conversation, render_record, trust_badges
 from moca_agui.demo.reader import DemoReader, load_records
 from moca_agui.demo.server import ask, demo_app, load_framework
 from support import ROOT, hostile_record
@@ -544,3 +545,184 @@ def test_the_page_shows_the_badges_moca_agui_computes(browser: WebDriver, base_u
             for b in trust_badges(record)
         ]
     assert re.fullmatch(r"[\w-]+", shown[0][0]["key"])
+
+
+# -- hostile records: no field's length hides a badge, a bad frame stops nothing -------------
+
+LONG = "W" * 300_000  # one unbroken string: 4.4 million pixels wide on one line
+
+
+def long_records() -> list[tuple[str, dict[str, Any], str | None]]:
+    """(what is long, record, marker): records carrying every kind of badge, one with each
+    field a client shows 300,000 unbroken characters long, one with its path so (and no
+    title), one holding 20,000 ISO dates (220 KB)."""
+    base = BY_REF[HANDBOOK + "hive-placement.md"]
+    cases: list[tuple[str, dict[str, Any], str | None]] = []
+    for name in ("every field", "path", "dates"):
+        rec = json.loads(json.dumps(base))
+        rec["node"]["ref"] += f"-{name.replace(' ', '-')}"
+        trust = rec["trust"]
+        trust.update(status="deprecated", stale=True, contested=True, superseded=True)
+        trust["attestedReviews"] = [
+            {"reviewer": "r", "reviewedAt": "2026-01-01", "outcome": "approved", "signer": "s"}
+        ]
+        trust["declaredVerified"] = [{"by": "the author"}]
+        rec["evidence"] = [{"source": {"id": "s", "title": "Source"}, "note": "n",
+                            "selector": {"exact": "q"}, "matched": False}]  # fmt: skip
+        marker = f"[{len(cases) + 1}]"
+        if name == "every field":
+            rec["node"].update(title=LONG, description=LONG, ref=LONG)
+            rec["package"]["id"] = LONG
+            trust["attestedReviews"][0]["outcome"] = LONG
+            trust["supersededBy"] = [LONG]
+            rec["evidence"][0].update(note=LONG, selector={"exact": LONG})
+            rec["evidence"][0]["source"]["title"] = LONG
+            marker = LONG
+        elif name == "path":
+            del rec["node"]["title"]
+            rec["node"]["path"] = LONG
+        else:  # the page's cost grows with the record, no faster
+            trust["supersededBy"] = [f"2026-01-{n % 28 + 1:02}T10:00:00Z" for n in range(20_000)]
+        cases.append((name, rec, marker))
+    return cases
+
+
+_CARD_BADGES_ON_SCREEN = """
+    const card = document.querySelectorAll('article.source')[arguments[0]];
+    card.scrollIntoView({block: 'start', inline: 'start'});
+    const width = document.documentElement.clientWidth, height = window.innerHeight;
+    const badges = [...card.querySelectorAll('.badges li')];
+    return {
+      badges: badges.map((b) => b.dataset.badge),
+      off: badges.filter((b) => {
+        const r = b.getBoundingClientRect();
+        return r.width === 0 || r.left < 0 || r.right > width || r.top < 0 || r.bottom > height;
+      }).map((b) => b.dataset.badge),
+    };"""
+
+
+def assert_every_badge_on_screen(
+    browser: WebDriver, cases: list[tuple[str, dict[str, Any], str | None]], shots: Any, who: str
+) -> None:
+    """Each card scrolled to its top: every badge of its record wholly inside the window.
+    A screenshot of each is kept under pytest's tmp path."""
+    for index, (name, rec, _) in enumerate(cases):
+        found = browser.execute_script(_CARD_BADGES_ON_SCREEN, index)
+        browser.save_screenshot(str(shots / f"{who}-{name.replace(' ', '-')}.png"))
+        assert found["badges"] == [b.key for b in trust_badges(rec)], (who, name)
+        assert found["off"] == [], f"{who}: with a long {name}, badges off screen: {found['off']}"
+
+
+def test_no_field_of_a_record_pushes_a_badge_out_of_sight(
+    browser: WebDriver, base_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The demo page (its style sheet) and the Python client's HTML (no style sheet at
+    all): for each field 300,000 characters long, every badge is on screen."""
+    shots = tmp_path_factory.mktemp("long-fields-screenshots")
+    cases = long_records()
+    open_page(browser, base_url)
+    page(
+        browser,
+        """const [cases] = arguments;
+        const text = cases.map(([, , marker]) => marker).join(' ');
+        handleEvent({type: 'TEXT_MESSAGE_START', messageId: 'm1', role: 'assistant'});
+        handleEvent({type: 'TEXT_MESSAGE_CONTENT', messageId: 'm1', delta: text});
+        handleEvent({type: 'TEXT_MESSAGE_END', messageId: 'm1'});
+        handleEvent({type: 'CUSTOM', name: 'moca.citations', value: {version: 1,
+          messageId: 'm1', citations: cases.map(([, record, marker]) => ({marker, record}))}});""",
+        cases,
+    )
+    assert browser.execute_script(  # the page is as wide as the window: nothing widened it
+        "return document.documentElement.scrollWidth <= document.documentElement.clientWidth"
+    )
+    assert len(browser.find_elements(By.CSS_SELECTOR, "article.source")) == len(cases)
+    assert (
+        browser.execute_script("return document.querySelector('article.source .title').title")
+        == LONG
+    )  # cut on the card, whole on hover
+    assert_every_badge_on_screen(browser, cases, shots, "demo-page")
+
+    browser.get("about:blank")
+    fragments = [render_record(rec, marker=marker) for _, rec, marker in cases]
+    browser.execute_script("document.body.innerHTML = arguments[0].join('')", fragments)
+    assert_every_badge_on_screen(browser, cases, shots, "python-client")
+
+
+BAD_FRAMES = b'data: null\n\ndata: {"type": \n\ndata: [1]\n\n: ping\n\n'
+
+
+def with_bad_frames(app: ASGIApp) -> ASGIApp:
+    """`app` whose SSE answers begin with frames that are not AG-UI events."""
+
+    async def wrapped(scope: Any, receive: Any, send: Any) -> None:
+        first = True
+
+        async def sending(message: Any) -> None:
+            nonlocal first
+            if message["type"] == "http.response.body" and first and scope["method"] == "POST":
+                first = False
+                message = {**message, "body": BAD_FRAMES + message.get("body", b"")}
+            await send(message)
+
+        await app(scope, receive, sending)
+
+    return wrapped
+
+
+@pytest.fixture(scope="module")
+def bad_frames_url() -> Iterator[str]:
+    yield from serve(with_bad_frames(demo("ag-ui")))
+
+
+def test_a_bad_frame_is_skipped_with_a_warning_and_the_stream_goes_on(
+    browser: WebDriver, bad_frames_url: str
+) -> None:
+    open_page(browser, bad_frames_url)
+    section = ask_page(browser, "Do I need to register my hives?")
+    assert section.find_elements(By.CSS_SELECTOR, "article.source")  # the later events count
+    warnings = [e["message"] for e in browser.get_log("browser") if "skipped frame" in e["message"]]
+    assert len(warnings) == 3
+    assert "moca-agui: skipped frame 0: not an AG-UI event: null" in warnings[0]
+    assert 'moca-agui: skipped frame 1: not JSON: \\"{\\\\\\"type\\\\\\": \\"' in warnings[1]
+    assert "moca-agui: skipped frame 2: not an AG-UI event: [1]" in warnings[2]
+
+
+REACT_RENDER = """
+import { createElement as h } from "react";
+import { renderToStaticMarkup } from "react-dom/server";
+import { MocaSources } from "moca-agui/react";
+let input = "";
+for await (const chunk of process.stdin) input += chunk;
+const citations = JSON.parse(input)
+  .map(([, record, marker]) => ({ marker, markers: [marker], record }));
+process.stdout.write(renderToStaticMarkup(h(MocaSources, { value: { computedAt: null, citations },
+  locale: "en-GB", timeZone: "UTC" })));
+"""
+
+
+def test_no_field_of_a_record_pushes_a_badge_out_of_sight_in_moca_sources(
+    browser: WebDriver, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """`<MocaSources>` as React renders it, with no style sheet and with the demo's (the
+    one the package's README points to): every badge on screen. Needs the npm package's
+    dependencies (`npm ci` in js/, which the `js` session runs)."""
+    node = shutil.which("node")
+    if node is None or not (ROOT / "js/node_modules/react-dom").is_dir():
+        pytest.skip("needs node and js/node_modules (cd js && npm ci)")
+    cases = long_records()
+    markup = subprocess.run(
+        [node, "--input-type=module", "-e", REACT_RENDER],
+        input=json.dumps(cases), capture_output=True, text=True, check=True, cwd=ROOT / "js",
+        timeout=120,
+    ).stdout  # fmt: skip
+    shots = tmp_path_factory.mktemp("long-fields-screenshots")
+    browser.get("about:blank")
+    browser.execute_script("document.body.innerHTML = arguments[0]", markup)
+    assert_every_badge_on_screen(browser, cases, shots, "moca-sources")
+    style = (ROOT / "examples/demo/static/style.css").read_text(encoding="utf-8")
+    browser.execute_script(
+        "const s = document.createElement('style'); s.textContent = arguments[0];"
+        "document.head.append(s)",
+        style,
+    )
+    assert_every_badge_on_screen(browser, cases, shots, "moca-sources-styled")

@@ -3,7 +3,9 @@
 // links, where the answer refers to its sources) are the npm package moca-agui's: the demo
 // serves the package's own module file as /moca-agui.js. Every record field is put in the page
 // as text (textContent); nothing remote is loaded.
-import { MocaCitations, locateMarkers, safeUrl, trustBadges, withReadableDates } from "/moca-agui.js";
+import {
+  LABEL_END, LABEL_LIMIT, MocaCitations, locateMarkers, safeUrl, shortText, sseEvents, trustBadges, withReadableDates,
+} from "/moca-agui.js";
 
 const citations = new MocaCitations();
 const subscriber = citations.subscriber();
@@ -48,21 +50,31 @@ function dated(text) {
     : el("time", { datetime: part.iso, title: part.iso }, part.readable));
 }
 
+// An element showing `value` cut at a field's length, the whole value on hover (title).
+function short(tag, attributes, value, limit, keepEnd) {
+  const { text, whole } = shortText(value, limit, keepEnd);
+  return el(tag, whole === null ? attributes : { ...attributes, title: whole }, text);
+}
+
+// The badges right under the title, every field before them cut short: no field's length can
+// push a badge out of sight. The details, description and text follow, whole, wrapped.
 function renderSource({ markers, record }, id) {
   const { node, package: pkg } = record;
-  const article = el("article", { class: "source", id, tabindex: "-1", "data-ref": node.ref },
-    el("header", {},
-      markers.length ? el("span", { class: "marker" }, markers.join(" ")) : null,
-      el("h4", { class: "title" }, node.title || node.path)),
-    el("p", { class: "package" }, pkg.id, " ", el("span", { class: "version" }, `version ${pkg.version}`)),
-    el("p", { class: "ref" }, el("code", {}, node.ref)));
   const badges = el("ul", { class: "badges" });
   const details = el("ul", { class: "trust-details" }); // what each badge means, as visible text
   for (const b of trustBadges(record)) {
-    badges.append(el("li", { class: `badge ${b.tone}`, "data-badge": b.key }, b.label));
+    badges.append(short("li", { class: `badge ${b.tone}`, "data-badge": b.key }, b.label, LABEL_LIMIT, LABEL_END));
     details.append(el("li", { "data-detail": b.key }, ...dated(b.detail)));
   }
-  article.append(badges, details);
+  const article = el("article", { class: "source", id, tabindex: "-1", "data-ref": node.ref },
+    el("header", {},
+      markers.length ? short("span", { class: "marker" }, markers.join(" ")) : null,
+      short("h4", { class: "title" }, node.title || node.path)),
+    badges,
+    el("p", { class: "package" }, short("span", { class: "id" }, pkg.id), " ",
+      short("span", { class: "version" }, `version ${pkg.version}`)),
+    el("p", { class: "ref" }, short("code", {}, node.ref)),
+    details);
   if (node.description) article.append(el("p", { class: "description" }, node.description));
   if (record.evidence?.length) {
     article.append(el("ul", { class: "evidence" }, ...record.evidence.map((e) => el("li", {}, ...evidence(e)))));
@@ -80,10 +92,10 @@ function evidence(entry) {
   const state = entry.matched === true ? "matched" : entry.matched === false ? "not matched" : "not checked";
   const exact = entry.selector?.exact;
   return [
-    url ? el("a", { href: url, rel: "noopener noreferrer nofollow" }, name) : name,
-    exact ? " " : null, exact ? el("q", {}, String(exact)) : null,
+    url ? short("a", { href: url, rel: "noopener noreferrer nofollow" }, name) : short("span", { class: "source-name" }, name),
+    exact ? " " : null, exact ? short("q", {}, exact) : null,
     " ", el("span", { class: `evidence-${state.replace(" ", "-")}` }, state),
-    entry.note ? " " : null, entry.note ? el("span", { class: "note" }, String(entry.note)) : null,
+    entry.note ? " " : null, entry.note ? short("span", { class: "note" }, entry.note) : null,
   ];
 }
 
@@ -237,28 +249,14 @@ async function ask(question) {
     setStatus(`The service answered HTTP ${response.status}.`);
     return;
   }
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    buffer += decoder.decode(value || new Uint8Array(), { stream: !done });
-    const frames = buffer.split(/\r?\n\r?\n/);
-    buffer = done ? "" : frames.pop();
-    for (const frame of frames) {
-      const data = frame.split(/\r?\n/).filter((line) => line.startsWith("data:"))
-        .map((line) => line.slice(5).replace(/^ /, "")).join("\n");
-      if (!data) continue;
-      let event;
-      try {
-        event = JSON.parse(data);
-      } catch (error) {
-        console.warn("skipped an event that is not JSON", error);
-        continue;
-      }
+  // The package's reading of SSE: a frame that is not an AG-UI event (`data: null`) is skipped
+  // with a warning, and so is an event the page cannot apply; the rest of the stream goes on.
+  for await (const event of sseEvents(response.body)) {
+    try {
       handleEvent(event);
+    } catch (error) {
+      console.warn(`moca-agui demo: skipped a ${String(event.type).slice(0, 100)} event it cannot apply`, error);
     }
-    if (done) break;
   }
 }
 
