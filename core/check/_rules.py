@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..client import ClientCitation, read_value, wire_event
-from ..options import DEFAULT_READER_TOOLS
+from ..options import DEFAULT_READER_TOOLS, CitationOptions
 from ..records.extract import CompactResult, numbered_items, reader_items
 from ..records.references import find_markers, find_refs
+from ..run.hooks import Hooks
 from ..stream.follow import Follower, StreamSink
 
 __all__ = ["Finding", "check_events"]
@@ -73,7 +74,9 @@ class _Run:
 
 class _Checker(StreamSink):
     def __init__(self, reader_tools: frozenset[str]) -> None:
-        self.reader_tools = reader_tools
+        # Which tools are Readers, as a citing run decides it: the plugins are asked
+        # (Claude Code names an MCP server's tool `mcp__<server>__<tool>`).
+        self._hooks = Hooks(CitationOptions(reader_tools=reader_tools))
         self.findings: list[Finding] = []
         self.runs: list[_Run] = []
         self._follower = Follower(self)
@@ -172,7 +175,7 @@ class _Checker(StreamSink):
         except ValueError:
             return  # a result that cannot be read: the nodes it held stay unknown
         run = self._run
-        reader = tool_name in self.reader_tools
+        reader = self._hooks.is_reader_tool(tool_name)
         if reader:
             run.answered.add(call_id)
         for item in items:
@@ -240,7 +243,7 @@ class _Checker(StreamSink):
             self.add("error", "§3", "placement", index, f"sent after the run's end: {end}")
 
     def _sources(self, run: _Run, index: int, citations: Sequence[ClientCitation]) -> None:
-        readers = {call for call, name in run.tools.items() if name in self.reader_tools}
+        readers = {call for call, name in run.tools.items() if self._hooks.is_reader_tool(name)}
         unseen = readers - run.answered
         seen_spans: set[tuple[str, tuple[int, int] | None]] = set()
         for position, citation in enumerate(citations):

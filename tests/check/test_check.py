@@ -333,6 +333,24 @@ def test_a_result_of_another_tool_is_not_a_source(stream: list[dict[str, Any]]) 
     assert named == []
 
 
+def test_a_readers_tool_under_a_name_a_plugin_reads_is_a_reader(
+    stream: list[dict[str, Any]],
+) -> None:
+    """The checker asks the plugins which tools are Readers, as a citing run does: Claude
+    Code names an MCP server's tool `mcp__<server>__<tool>`."""
+    events = broken(stream)
+    for event in events:
+        if event["type"] == "TOOL_CALL_START":
+            event["toolCallName"] = f"mcp__moca__{event['toolCallName']}"
+    assert check_events(events) == []
+    for event in events:
+        if event["type"] == "TOOL_CALL_START":
+            server, tool = event["toolCallName"].rsplit("__", 1)
+            event["toolCallName"] = f"{server}__web_{tool}"
+    cited = len(event_value(events)["citations"])
+    assert len(check_events(events)) == cited  # mcp__moca__web_moca_...: no Reader's
+
+
 def test_a_record_only_another_tool_returned_is_an_error_beside_a_reader(
     stream: list[dict[str, Any]],
 ) -> None:
