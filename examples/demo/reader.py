@@ -348,7 +348,10 @@ def main(argv: list[str] | None = None) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.parse_args(argv)
-    from .mcp_server import serve_stdio  # needs mcp (the demo extra)
+    try:
+        from .mcp_server import serve_stdio  # needs mcp (the demo extra)
+    except ImportError as exc:  # one line naming the extra to install, no traceback
+        sys.exit(f"{parser.prog}: {exc}")
 
     if sys.stdin.isatty():  # a person, not an MCP client: say what it is waiting for
         print(
