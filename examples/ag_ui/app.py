@@ -1,4 +1,4 @@
-"""A bare AG-UI SDK service with MOCA citations: the README's one-line diff, runnable.
+"""A bare AG-UI SDK service with MOCA citations: the one-line diff of the docs, runnable.
 
     python examples/ag_ui/app.py   # AG-UI endpoint: POST http://127.0.0.1:8000/
     python examples/ag_ui/app.py --question "Do I need to register my hives?"
@@ -46,4 +46,6 @@ async def endpoint(input_data: RunAgentInput) -> StreamingResponse:
 
 
 if __name__ == "__main__":
-    sys.exit(example_main(app, "A bare AG-UI SDK service with MOCA citations, offline."))
+    sys.exit(
+        example_main(app, "A bare AG-UI SDK service with MOCA citations, offline.", extras="demo")
+    )

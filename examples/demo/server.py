@@ -297,13 +297,19 @@ def print_stream(app: ASGIApp, question: str, *, path: str = "/") -> int:
 
 
 def example_main(
-    app: ASGIApp, description: str, *, path: str = "/", argv: Sequence[str] | None = None
+    app: ASGIApp,
+    description: str,
+    *,
+    path: str = "/",
+    extras: str = "demo",
+    argv: Sequence[str] | None = None,
 ) -> int:
     """The command line of an example service, the same for every example.
 
     `--question Q` prints the event stream of one question as JSON lines, as `moca-agui
     demo --question` does; without it the app serves its AG-UI endpoint, POST `path`, on
-    127.0.0.1 (`--port`, default 8000).
+    127.0.0.1 (`--port`, default 8000). `extras` is the install line the example's page
+    gives (e.g. "pydantic-ai,demo"): a module of it missing, it exits naming that line.
     """
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--question", help="ask this, print the event stream as JSON lines")
@@ -311,6 +317,8 @@ def example_main(
         "--port", type=port_number, default=8000, help="port on 127.0.0.1 (default: 8000)"
     )
     args = parser.parse_args(argv)
+    if missing := missing_modules(extras):
+        parser.exit(2, f"{parser.prog}: needs {', '.join(missing)}: {pip_install(extras)}\n")
     if args.question is not None:
         return print_stream(app, args.question, path=path)
     try:

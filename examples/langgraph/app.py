@@ -7,7 +7,7 @@
 --question` does. It runs offline: the model is moca-agui's scripted demo model and the
 Reader is the demo Reader, which answers the reference Reader's tools (`moca_search`,
 `moca_get_node`, `moca_structure`) with its result shapes. In your service they are your
-chat model and your MOCA Reader's tools (README: "Connecting a real Reader").
+chat model and your MOCA Reader's tools (docs: "Connecting a real Reader").
 """
 
 from __future__ import annotations
@@ -34,4 +34,8 @@ add_langgraph_fastapi_endpoint(app, agent, "/")
 
 
 if __name__ == "__main__":
-    sys.exit(example_main(app, "An ag-ui-langgraph service with MOCA citations, offline."))
+    sys.exit(
+        example_main(
+            app, "An ag-ui-langgraph service with MOCA citations, offline.", extras="langgraph,demo"
+        )
+    )

@@ -8,7 +8,7 @@
 model is moca-agui's scripted demo model (a `MockFunctionCallingLLM`) and the tools are
 the demo Reader's (`moca_search`, `moca_get_node`, `moca_structure`, answering the
 reference Reader's JSON). In your service they are your LLM and your MOCA Reader's tools
-(README: "Connecting a real Reader").
+(docs: "Connecting a real Reader").
 """
 
 from __future__ import annotations
@@ -40,4 +40,4 @@ app.include_router(
 
 if __name__ == "__main__":
     description = "A LlamaIndex AG-UI service with MOCA citations, offline."
-    sys.exit(example_main(app, description, path="/run"))
+    sys.exit(example_main(app, description, path="/run", extras="llama-index,demo"))

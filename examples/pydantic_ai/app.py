@@ -7,7 +7,7 @@
 --question` does. The agent reaches its MOCA Reader the way the reference Reader is
 deployed: an MCP server, here moca-agui's demo Reader over stdio (`python -m
 moca_agui.demo.reader`). The model is the demo's scripted model, so it runs offline. In
-your service the model is your LLM and the MCP server your MOCA Reader (README:
+your service the model is your LLM and the MCP server your MOCA Reader (docs:
 "Connecting a real Reader").
 """
 
@@ -40,4 +40,10 @@ async def run_agent(request: Request) -> Response:
 
 
 if __name__ == "__main__":
-    sys.exit(example_main(app, "A Pydantic AI AG-UI service with MOCA citations, offline."))
+    sys.exit(
+        example_main(
+            app,
+            "A Pydantic AI AG-UI service with MOCA citations, offline.",
+            extras="pydantic-ai,demo",
+        )
+    )

@@ -240,3 +240,17 @@ def test_the_demo_reader_without_mcp_says_so_in_one_line() -> None:
         "python -m moca_agui.demo.reader: the demo's MCP server needs mcp: pip install -e "
         "'.[demo]' in a clone of moca-agui (once released: pip install 'moca-agui[demo]')\n"
     )
+
+
+def test_an_example_without_a_piece_of_its_install_line_names_that_line() -> None:
+    example = ROOT / "examples" / "langgraph" / "app.py"
+    done = _without(
+        ("uvicorn",),
+        f"sys.argv = ['app.py', '--question', 'q']\nimport runpy\n"
+        f"runpy.run_path({str(example)!r}, run_name='__main__')",
+    )
+    assert done.returncode == 2
+    assert done.stderr == (
+        "app.py: needs uvicorn: pip install -e '.[langgraph,demo]' in a clone of moca-agui "
+        "(once released: pip install 'moca-agui[langgraph,demo]')\n"
+    )
