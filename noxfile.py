@@ -328,10 +328,11 @@ def wheel(session: nox.Session) -> None:
     checkout = Path.cwd()
     with tempfile.TemporaryDirectory(prefix="moca-agui-wheel-") as outside:
         session.chdir(outside)
+        venv = str(Path(str(session.virtualenv.location)).resolve())
         session.run(
             "python", "-c",
             "import moca_agui, sys; where = moca_agui.__file__; "
-            f"sys.exit(None if 'site-packages' in where and {str(checkout)!r} not in where "
+            f"sys.exit(None if where.startswith({venv!r}) and 'site-packages' in where "
             "else f'moca_agui imported from {where}, not the installed wheel')",
         )  # fmt: skip
         stream = session.run(
