@@ -14,10 +14,15 @@ from __future__ import annotations
 import sys
 from collections.abc import AsyncIterator
 
-from ag_ui.core import BaseEvent, RunAgentInput
-from ag_ui.encoder import EventEncoder
-from fastapi import FastAPI
-from fastapi.responses import StreamingResponse
+try:  # what its page's install line brings: pip install -e '.[demo]'
+    from ag_ui.core import BaseEvent, RunAgentInput
+    from ag_ui.encoder import EventEncoder
+    from fastapi import FastAPI
+    from fastapi.responses import StreamingResponse
+except ModuleNotFoundError as exc:
+    from moca_agui.demo.server import missing_extras
+
+    sys.exit(missing_extras(exc, "demo"))
 
 import moca_agui
 from moca_agui.demo.frameworks import ag_ui as demo_agent

@@ -125,6 +125,12 @@ def load_framework(name: str) -> Callable[..., ASGIApp]:
     return build_app
 
 
+def missing_extras(exc: ModuleNotFoundError, extras: str) -> str:
+    """What an example whose import failed with `exc` says: the module and the install line
+    of its page (`extras`, e.g. "pydantic-ai,demo")."""
+    return f"{exc.name or 'a module'} is missing: {pip_install(extras)}"
+
+
 def missing_modules(extras: str) -> list[str]:
     """The modules of `extras` (e.g. "pydantic-ai,demo") that cannot be imported here."""
     return [

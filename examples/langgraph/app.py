@@ -14,10 +14,15 @@ from __future__ import annotations
 
 import sys
 
-from ag_ui_langgraph import LangGraphAgent, add_langgraph_fastapi_endpoint
-from fastapi import FastAPI
-from langchain.agents import create_agent
-from langgraph.checkpoint.memory import InMemorySaver
+try:  # what its page's install line brings: pip install -e '.[langgraph,demo]'
+    from ag_ui_langgraph import LangGraphAgent, add_langgraph_fastapi_endpoint
+    from fastapi import FastAPI
+    from langchain.agents import create_agent
+    from langgraph.checkpoint.memory import InMemorySaver
+except ModuleNotFoundError as exc:
+    from moca_agui.demo.server import missing_extras
+
+    sys.exit(missing_extras(exc, "langgraph,demo"))
 
 import moca_agui
 from moca_agui.demo.frameworks.langgraph import ScriptedChatModel, reader_tools

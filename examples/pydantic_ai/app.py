@@ -15,12 +15,17 @@ from __future__ import annotations
 
 import sys
 
-from fastapi import FastAPI, Request
-from fastapi.responses import Response
-from fastmcp.client.transports import StdioTransport
-from pydantic_ai import Agent
-from pydantic_ai.mcp import MCPToolset
-from pydantic_ai.ui.ag_ui import AGUIAdapter
+try:  # what its page's install line brings: pip install -e '.[pydantic-ai,demo]'
+    from fastapi import FastAPI, Request
+    from fastapi.responses import Response
+    from fastmcp.client.transports import StdioTransport
+    from pydantic_ai import Agent
+    from pydantic_ai.mcp import MCPToolset
+    from pydantic_ai.ui.ag_ui import AGUIAdapter
+except ModuleNotFoundError as exc:
+    from moca_agui.demo.server import missing_extras
+
+    sys.exit(missing_extras(exc, "pydantic-ai,demo"))
 
 import moca_agui
 from moca_agui.demo.frameworks.pydantic_ai import scripted_model

@@ -254,3 +254,17 @@ def test_an_example_without_a_piece_of_its_install_line_names_that_line() -> Non
         "app.py: needs uvicorn: pip install -e '.[langgraph,demo]' in a clone of moca-agui "
         "(once released: pip install 'moca-agui[langgraph,demo]')\n"
     )
+
+
+def test_an_example_without_its_framework_names_its_install_line() -> None:
+    example = ROOT / "examples" / "ag_ui" / "app.py"
+    done = _without(
+        ("fastapi",),
+        f"sys.argv = ['app.py']\nimport runpy\n"
+        f"runpy.run_path({str(example)!r}, run_name='__main__')",
+    )
+    assert done.returncode == 1
+    assert done.stderr == (
+        "fastapi is missing: pip install -e '.[demo]' in a clone of moca-agui "
+        "(once released: pip install 'moca-agui[demo]')\n"
+    )
