@@ -1,4 +1,5 @@
-"""Sessions: tests on both ag-ui-protocol lines and each framework's tested versions, lint, types.
+"""Sessions: tests on both ag-ui-protocol lines and each framework's tested versions, the
+built wheel, lint (with the docs site and the workflows), types.
 
 `nox -s tests` runs the suite on the newest versions (what .ci/run runs); `nox -l` lists
 every session.
@@ -6,7 +7,10 @@ every session.
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import tomllib
+from pathlib import Path
 
 import nox
 
@@ -20,8 +24,8 @@ nox.options.sessions = [
     "tests-agno",
     "js-frontends",
     "lint",
-    "types",
-]
+    "wheel",
+]  # `types` runs inside `tests` (mypy on its environment): one install of `[all]` less
 
 PYTHON = "3.11"
 #: LlamaIndex's MCP client, for the tests whose LlamaIndex agent reaches a Reader over MCP.
@@ -34,10 +38,11 @@ def tests(session: nox.Session) -> None:
 
     The Agent Framework adapter's tests need its extra, which `[all]` cannot hold: they
     run in `tests-agent-framework`; those of langchain-mcp-adapters need mcp 1.x, which
-    `[all]` does not take: `tests-langgraph-mcp`. Then the npm package's tests, as `js`
-    runs them, in the same environment (one install of `[all]` less in the default run).
+    `[all]` does not take: `tests-langgraph-mcp`. Then, in the same environment (each an
+    install of `[all]` less in the default run): mypy --strict on the package, as `types`
+    runs it, and the npm package's tests, as `js` runs them.
     """
-    session.install("-e", ".[all,test]", LLAMA_INDEX_MCP)
+    _install_all(session, "-e", ".[all,test]", LLAMA_INDEX_MCP, "mypy")
     session.run(
         "pytest",
         "--ignore=tests/agent_framework_adapter",
@@ -46,7 +51,18 @@ def tests(session: nox.Session) -> None:
         *session.posargs,
     )
     if not session.posargs:  # `nox -s tests -- tests/core` runs only what it names
+        _mypy(session)
         _js_tests(session)
+
+
+def _install_all(session: nox.Session, *args: str) -> None:
+    """A "strict" editable install lays the package out as links mypy can follow; the
+    default one maps `core/` to `moca_agui` through an import hook mypy cannot see."""
+    session.install("--config-settings", "editable_mode=strict", *args)
+
+
+def _mypy(session: nox.Session) -> None:
+    session.run("mypy", "-p", "moca_agui")
 
 
 @nox.session(python=PYTHON, name="tests-ag-ui-0.1")
@@ -239,9 +255,7 @@ def tests_adk(session: nox.Session, pins: tuple[str, ...]) -> None:
 
 def _test_tools() -> list[str]:
     """The `test` extra without the extras it names (the demo's)."""
-    with open("pyproject.toml", "rb") as file:
-        test = tomllib.load(file)["project"]["optional-dependencies"]["test"]
-    return [requirement for requirement in test if not requirement.startswith("moca-agui[")]
+    return [r for r in _extra("test") if not r.startswith("moca-agui[")]
 
 
 @nox.session(python=PYTHON, name="tests-langgraph-mcp")
@@ -262,26 +276,87 @@ def tests_langgraph_mcp(session: nox.Session) -> None:
     session.run("pytest", "tests/langgraph_mcp_adapter", *session.posargs)
 
 
+#: check-jsonschema ships the GitHub workflow schema in its wheel (`--builtin-schema`):
+#: the workflows are checked with no network.
+CHECK_JSONSCHEMA = "check-jsonschema==0.39.0"
+
+
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
-    """ruff, and the core's layers (pyproject.toml's import-linter contracts), read from
-    the package as installed (a "strict" editable install lays it out as files)."""
-    session.install("ruff", "import-linter")
+    """ruff; the core's layers (pyproject.toml's import-linter contracts), read from the
+    package as installed (a "strict" editable install lays it out as files); the docs site
+    (`mkdocs build --strict`: a broken link or anchor, a page left out of the nav fail
+    it); and the GitHub workflows against their schema."""
+    session.install("ruff", "import-linter", *_extra("docs"), CHECK_JSONSCHEMA)
     session.install("--no-deps", "--config-settings", "editable_mode=strict", "-e", ".")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
     session.run("lint-imports")
+    site = session.create_tmp()
+    session.run(
+        "mkdocs", "build", "--strict", "--quiet", "--site-dir", f"{site}/site",
+        env={"NO_MKDOCS_2_WARNING": "1"},
+    )  # fmt: skip
+    workflows = sorted(str(path) for path in Path(".github/workflows").glob("*.yml"))
+    session.run("check-jsonschema", "--builtin-schema", "vendor.github-workflows", *workflows)
 
 
 @nox.session(python=PYTHON)
 def types(session: nox.Session) -> None:
-    """mypy --strict on the whole package as installed: core, adapters and demo.
+    """mypy --strict on the whole package as installed: core, adapters and demo. The
+    default run checks this inside `tests`, on its environment; this is for humans."""
+    _install_all(session, "-e", ".[all]", "mypy")
+    _mypy(session)
 
-    A "strict" editable install lays the package out as links mypy can follow; the
-    default one maps `core/` to `moca_agui` through an import hook mypy cannot see.
-    """
-    session.install("--config-settings", "editable_mode=strict", "-e", ".[all]", "mypy")
-    session.run("mypy", "-p", "moca_agui")
+
+@nox.session(python=PYTHON)
+def wheel(session: nox.Session) -> None:
+    """The package as users get it: build the wheel and the sdist (no warning allowed),
+    `twine check` them, install the wheel (not editable) with `[demo,test]` only, and run
+    the demo and tests/core against it from a directory outside the checkout."""
+    session.install("build", "twine")
+    dist = Path(session.create_tmp()) / "dist"
+    shutil.rmtree(dist, ignore_errors=True)
+    # PYTHONDONTWRITEBYTECODE makes setuptools warn that it skips byte-compiling: unset
+    output = session.run(
+        "python", "-m", "build", "--outdir", str(dist), silent=True,
+        env={"PYTHONDONTWRITEBYTECODE": ""},
+    )  # fmt: skip
+    warnings = [line for line in str(output).splitlines() if "warning" in line.lower()]
+    if warnings:
+        session.error("python -m build warned:\n" + "\n".join(warnings))
+    built = sorted(str(path) for path in dist.iterdir())
+    session.run("twine", "check", "--strict", *built)
+    (wheel_file,) = (path for path in built if path.endswith(".whl"))
+    session.install(f"{wheel_file}[demo,test]")
+    session.install("--force-reinstall", "--no-deps", wheel_file)  # this build, not a reused one
+    checkout = Path.cwd()
+    with tempfile.TemporaryDirectory(prefix="moca-agui-wheel-") as outside:
+        session.chdir(outside)
+        venv = str(Path(str(session.virtualenv.location)).resolve())
+        session.run(
+            "python", "-c",
+            "import moca_agui, sys; where = moca_agui.__file__; "
+            f"sys.exit(None if where.startswith({venv!r}) and 'site-packages' in where "
+            "else f'moca_agui imported from {where}, not the installed wheel')",
+        )  # fmt: skip
+        stream = session.run(
+            "moca-agui", "demo", "--question", "Do I need to register my hives?", silent=True
+        )
+        if '"name":"moca.citations"' not in str(stream):
+            session.error(f"the installed demo sent no moca.citations event:\n{stream}")
+        session.run(
+            "pytest", "-p", "no:cacheprovider", "--rootdir", str(checkout),
+            str(checkout / "tests" / "core"), *session.posargs,
+        )  # fmt: skip
+        session.chdir(checkout)
+
+
+def _extra(name: str) -> list[str]:
+    """The requirements of the extra `name`, to install without the package."""
+    with open("pyproject.toml", "rb") as file:
+        requirements: list[str] = tomllib.load(file)["project"]["optional-dependencies"][name]
+    return requirements
 
 
 @nox.session(python=PYTHON)

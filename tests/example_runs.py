@@ -101,7 +101,7 @@ def post_question(url: str, question: str) -> list[dict[str, Any]]:
 
 
 def assert_serves_where_it_says(name: str) -> None:
-    """Served, the example answers at the endpoint its first lines and the README name."""
+    """Served, the example answers at the endpoint its first lines and its docs page name."""
     path = ENDPOINTS[name]
     said = re.compile(
         rf"^ *python examples/{name}/app\.py +# AG-UI endpoint: POST "
@@ -111,7 +111,8 @@ def assert_serves_where_it_says(name: str) -> None:
     source = (EXAMPLES / name / "app.py").read_text(encoding="utf-8")
     first_lines = "\n".join(source.splitlines()[:4])
     assert said.search(first_lines), first_lines
-    assert said.search((ROOT / "README.md").read_text(encoding="utf-8")), "not in the README"
+    page = ROOT / "docs" / "frameworks" / f"{name.replace('_', '-')}.md"
+    assert said.search(page.read_text(encoding="utf-8")), f"not in {page.name}"
     with serving(name) as url:
         events = post_question(url, KNOWN_QUESTIONS[1])
     assert cited(events) == demo_cited(KNOWN_QUESTIONS[1])

@@ -1,4 +1,4 @@
-"""A bare AG-UI SDK service with MOCA citations: the README's one-line diff, runnable.
+"""A bare AG-UI SDK service with MOCA citations: the one-line diff of the docs, runnable.
 
     python examples/ag_ui/app.py   # AG-UI endpoint: POST http://127.0.0.1:8000/
     python examples/ag_ui/app.py --question "Do I need to register my hives?"
@@ -14,10 +14,15 @@ from __future__ import annotations
 import sys
 from collections.abc import AsyncIterator
 
-from ag_ui.core import BaseEvent, RunAgentInput
-from ag_ui.encoder import EventEncoder
-from fastapi import FastAPI
-from fastapi.responses import StreamingResponse
+try:  # what its page's install line brings: pip install -e '.[demo]'
+    from ag_ui.core import BaseEvent, RunAgentInput
+    from ag_ui.encoder import EventEncoder
+    from fastapi import FastAPI
+    from fastapi.responses import StreamingResponse
+except ModuleNotFoundError as exc:
+    from moca_agui.demo.server import missing_extras
+
+    sys.exit(missing_extras(exc, "demo"))
 
 import moca_agui
 from moca_agui.demo.frameworks import ag_ui as demo_agent
@@ -46,4 +51,6 @@ async def endpoint(input_data: RunAgentInput) -> StreamingResponse:
 
 
 if __name__ == "__main__":
-    sys.exit(example_main(app, "A bare AG-UI SDK service with MOCA citations, offline."))
+    sys.exit(
+        example_main(app, "A bare AG-UI SDK service with MOCA citations, offline.", extras="demo")
+    )

@@ -319,7 +319,7 @@ The demo MOCA Reader as an MCP server over stdio: the reference Reader's tools
 (moca_search, moca_get_node, moca_structure) over the demo's two example packages
 about keeping bees. It speaks MCP (JSON-RPC) on stdin and stdout, so it is not run
 by hand: an MCP client starts it as a subprocess, as it starts the reference Reader
-(the npm package @openmoca/moca-mcp), and talks to it.
+(@openmoca/moca-mcp, not published on npm yet), and talks to it.
 """
 _CONNECT = """\
 connect to it:
@@ -332,7 +332,7 @@ connect to it:
                                    "args": ["-m", "moca_agui.demo.reader"]}})
   Pydantic AI:
     MCPToolset(StdioTransport(sys.executable, ["-m", "moca_agui.demo.reader"]))
-The README's "Connecting a real Reader" shows each framework's lines.
+The docs page "Connecting a real Reader" (docs/reader.md) shows each framework's lines.
 """
 
 
@@ -348,7 +348,10 @@ def main(argv: list[str] | None = None) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.parse_args(argv)
-    from .mcp_server import serve_stdio  # needs mcp (the demo extra)
+    try:
+        from .mcp_server import serve_stdio  # needs mcp (the demo extra)
+    except ImportError as exc:  # one line naming the extra to install, no traceback
+        sys.exit(f"{parser.prog}: {exc}")
 
     if sys.stdin.isatty():  # a person, not an MCP client: say what it is waiting for
         print(

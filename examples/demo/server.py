@@ -17,22 +17,20 @@ import socket
 import sys
 from collections.abc import AsyncIterator, Callable, Sequence
 from importlib.resources import files
+from importlib.util import find_spec
 from pathlib import Path
-from typing import Any
-
-import httpx
-import uvicorn
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import Response
-from starlette.routing import Mount, Route
-from starlette.types import ASGIApp
+from typing import TYPE_CHECKING, Any
 
 from moca_agui.adapter import pip_install
 from moca_agui.check._source import run_input as check_run_input
 from moca_agui.cli import port_number
 
 from .reader import DemoReader
+
+if TYPE_CHECKING:  # the demo extra's packages are imported where they are used, so that
+    # a missing one is named with the extras to install (load_framework), not by a traceback
+    from starlette.applications import Starlette
+    from starlette.types import ASGIApp
 
 __all__ = [
     "FRAMEWORKS",
@@ -64,6 +62,17 @@ FRAMEWORKS: dict[str, tuple[str, str]] = {
     "agentcore": ("agentcore", "agentcore,demo"),
     "claude-sdk": ("claude_sdk", "claude-sdk,demo"),
 }
+#: The modules of each extra that the demo services import (load_framework checks them).
+EXTRA_MODULES: dict[str, tuple[str, ...]] = {
+    "demo": ("starlette", "fastapi", "uvicorn", "httpx", "mcp"),
+    "langgraph": ("ag_ui_langgraph", "langgraph"),
+    "pydantic-ai": ("pydantic_ai",),
+    "llama-index": ("llama_index.core", "llama_index.protocols.ag_ui"),
+    "ag2": ("ag2",),
+    "strands": ("strands", "ag_ui_strands"),
+    "agent-framework": ("agent_framework", "agent_framework_ag_ui"),
+    "adk": ("google.adk", "ag_ui_adk"),
+}
 _JS = "text/javascript; charset=utf-8"
 #: path -> (file under the demo's package, media type)
 _STATIC = {
@@ -94,6 +103,14 @@ def load_framework(name: str) -> Callable[..., ASGIApp]:
         )
     module_name, extra = FRAMEWORKS[name]
     qualified = f"moca_agui.demo.frameworks.{module_name}"
+    if not _importable(qualified):
+        raise FrameworkUnavailable(
+            f"this moca-agui has no demo service for {name} yet ({qualified})"
+        )
+    if missing := missing_modules(extra):  # named with the extras that bring them
+        raise FrameworkUnavailable(
+            f"the {name} demo needs {', '.join(missing)}: {pip_install(extra)}"
+        )
     try:
         module = importlib.import_module(qualified)
     except ModuleNotFoundError as exc:
@@ -110,8 +127,35 @@ def load_framework(name: str) -> Callable[..., ASGIApp]:
     return build_app
 
 
+def missing_extras(exc: ModuleNotFoundError, extras: str) -> str:
+    """What an example whose import failed with `exc` says: the module and the install line
+    of its page (`extras`, e.g. "pydantic-ai,demo")."""
+    return f"{exc.name or 'a module'} is missing: {pip_install(extras)}"
+
+
+def missing_modules(extras: str) -> list[str]:
+    """The modules of `extras` (e.g. "pydantic-ai,demo") that cannot be imported here."""
+    return [
+        module
+        for extra in extras.split(",")
+        for module in EXTRA_MODULES.get(extra, ())
+        if not _importable(module)
+    ]
+
+
+def _importable(module: str) -> bool:
+    try:
+        return find_spec(module) is not None
+    except (ImportError, ValueError):  # a parent package missing, or a module set to None
+        return False
+
+
 def demo_app(service: ASGIApp) -> Starlette:
     """The chat page (GET `/`, its script and style) in front of the AG-UI `service`."""
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.routing import Mount, Route
 
     async def static(request: Request) -> Response:
         name, media_type = _STATIC[request.url.path]
@@ -159,6 +203,8 @@ def run_input(question: str) -> dict[str, Any]:
 async def ask(app: ASGIApp, question: str, *, path: str = "/") -> AsyncIterator[str]:
     """Serve `app` on 127.0.0.1 (a free port), POST `question` to `path`, and yield the JSON
     of each event of the SSE answer, as the service wrote it."""
+    import httpx
+
     async with served(app) as base_url, httpx.AsyncClient(base_url=base_url, timeout=60) as client:
         headers = {"Accept": "text/event-stream"}
         async with client.stream(
@@ -180,6 +226,8 @@ class served:
     """`async with served(app) as base_url`: uvicorn on 127.0.0.1 for the block's time."""
 
     def __init__(self, app: ASGIApp) -> None:
+        import uvicorn
+
         config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off")
         self._server = uvicorn.Server(config)
         self._task: asyncio.Task[None] | None = None
@@ -225,6 +273,8 @@ def listen(port: int) -> socket.socket:
 
 def serve(app: ASGIApp, listener: socket.socket) -> None:
     """Serve `app` on the `listener` from `listen` until interrupted."""
+    import uvicorn
+
     server = uvicorn.Server(uvicorn.Config(app, log_level="info"))
     server.run(sockets=[listener])
 
@@ -255,13 +305,19 @@ def print_stream(app: ASGIApp, question: str, *, path: str = "/") -> int:
 
 
 def example_main(
-    app: ASGIApp, description: str, *, path: str = "/", argv: Sequence[str] | None = None
+    app: ASGIApp,
+    description: str,
+    *,
+    path: str = "/",
+    extras: str = "demo",
+    argv: Sequence[str] | None = None,
 ) -> int:
     """The command line of an example service, the same for every example.
 
     `--question Q` prints the event stream of one question as JSON lines, as `moca-agui
     demo --question` does; without it the app serves its AG-UI endpoint, POST `path`, on
-    127.0.0.1 (`--port`, default 8000).
+    127.0.0.1 (`--port`, default 8000). `extras` is the install line the example's page
+    gives (e.g. "pydantic-ai,demo"): a module of it missing, it exits naming that line.
     """
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--question", help="ask this, print the event stream as JSON lines")
@@ -269,6 +325,8 @@ def example_main(
         "--port", type=port_number, default=8000, help="port on 127.0.0.1 (default: 8000)"
     )
     args = parser.parse_args(argv)
+    if missing := missing_modules(extras):
+        parser.exit(2, f"{parser.prog}: needs {', '.join(missing)}: {pip_install(extras)}\n")
     if args.question is not None:
         return print_stream(app, args.question, path=path)
     try:

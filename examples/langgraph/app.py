@@ -7,17 +7,22 @@
 --question` does. It runs offline: the model is moca-agui's scripted demo model and the
 Reader is the demo Reader, which answers the reference Reader's tools (`moca_search`,
 `moca_get_node`, `moca_structure`) with its result shapes. In your service they are your
-chat model and your MOCA Reader's tools (README: "Connecting a real Reader").
+chat model and your MOCA Reader's tools (docs: "Connecting a real Reader").
 """
 
 from __future__ import annotations
 
 import sys
 
-from ag_ui_langgraph import LangGraphAgent, add_langgraph_fastapi_endpoint
-from fastapi import FastAPI
-from langchain.agents import create_agent
-from langgraph.checkpoint.memory import InMemorySaver
+try:  # what its page's install line brings: pip install -e '.[langgraph,demo]'
+    from ag_ui_langgraph import LangGraphAgent, add_langgraph_fastapi_endpoint
+    from fastapi import FastAPI
+    from langchain.agents import create_agent
+    from langgraph.checkpoint.memory import InMemorySaver
+except ModuleNotFoundError as exc:
+    from moca_agui.demo.server import missing_extras
+
+    sys.exit(missing_extras(exc, "langgraph,demo"))
 
 import moca_agui
 from moca_agui.demo.frameworks.langgraph import ScriptedChatModel, reader_tools
@@ -34,4 +39,8 @@ add_langgraph_fastapi_endpoint(app, agent, "/")
 
 
 if __name__ == "__main__":
-    sys.exit(example_main(app, "An ag-ui-langgraph service with MOCA citations, offline."))
+    sys.exit(
+        example_main(
+            app, "An ag-ui-langgraph service with MOCA citations, offline.", extras="langgraph,demo"
+        )
+    )

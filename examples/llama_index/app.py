@@ -8,16 +8,21 @@
 model is moca-agui's scripted demo model (a `MockFunctionCallingLLM`) and the tools are
 the demo Reader's (`moca_search`, `moca_get_node`, `moca_structure`, answering the
 reference Reader's JSON). In your service they are your LLM and your MOCA Reader's tools
-(README: "Connecting a real Reader").
+(docs: "Connecting a real Reader").
 """
 
 from __future__ import annotations
 
 import sys
 
-from fastapi import FastAPI
-from llama_index.protocols.ag_ui.agent import AGUIChatWorkflow
-from llama_index.protocols.ag_ui.router import get_ag_ui_workflow_router
+try:  # what its page's install line brings: pip install -e '.[llama-index,demo]'
+    from fastapi import FastAPI
+    from llama_index.protocols.ag_ui.agent import AGUIChatWorkflow
+    from llama_index.protocols.ag_ui.router import get_ag_ui_workflow_router
+except ModuleNotFoundError as exc:
+    from moca_agui.demo.server import missing_extras
+
+    sys.exit(missing_extras(exc, "llama-index,demo"))
 
 import moca_agui
 from moca_agui.demo.frameworks.llama_index import reader_tools, scripted_llm
@@ -40,4 +45,4 @@ app.include_router(
 
 if __name__ == "__main__":
     description = "A LlamaIndex AG-UI service with MOCA citations, offline."
-    sys.exit(example_main(app, description, path="/run"))
+    sys.exit(example_main(app, description, path="/run", extras="llama-index,demo"))

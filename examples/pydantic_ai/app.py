@@ -7,7 +7,7 @@
 --question` does. The agent reaches its MOCA Reader the way the reference Reader is
 deployed: an MCP server, here moca-agui's demo Reader over stdio (`python -m
 moca_agui.demo.reader`). The model is the demo's scripted model, so it runs offline. In
-your service the model is your LLM and the MCP server your MOCA Reader (README:
+your service the model is your LLM and the MCP server your MOCA Reader (docs:
 "Connecting a real Reader").
 """
 
@@ -15,12 +15,17 @@ from __future__ import annotations
 
 import sys
 
-from fastapi import FastAPI, Request
-from fastapi.responses import Response
-from fastmcp.client.transports import StdioTransport
-from pydantic_ai import Agent
-from pydantic_ai.mcp import MCPToolset
-from pydantic_ai.ui.ag_ui import AGUIAdapter
+try:  # what its page's install line brings: pip install -e '.[pydantic-ai,demo]'
+    from fastapi import FastAPI, Request
+    from fastapi.responses import Response
+    from fastmcp.client.transports import StdioTransport
+    from pydantic_ai import Agent
+    from pydantic_ai.mcp import MCPToolset
+    from pydantic_ai.ui.ag_ui import AGUIAdapter
+except ModuleNotFoundError as exc:
+    from moca_agui.demo.server import missing_extras
+
+    sys.exit(missing_extras(exc, "pydantic-ai,demo"))
 
 import moca_agui
 from moca_agui.demo.frameworks.pydantic_ai import scripted_model
@@ -40,4 +45,10 @@ async def run_agent(request: Request) -> Response:
 
 
 if __name__ == "__main__":
-    sys.exit(example_main(app, "A Pydantic AI AG-UI service with MOCA citations, offline."))
+    sys.exit(
+        example_main(
+            app,
+            "A Pydantic AI AG-UI service with MOCA citations, offline.",
+            extras="pydantic-ai,demo",
+        )
+    )

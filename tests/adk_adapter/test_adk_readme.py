@@ -1,4 +1,4 @@
-"""The README's Google ADK diff, applied and run: the code a user ends up with cites."""
+"""The Google ADK page's diff, applied and run: the code a user ends up with cites."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from support import citation_events, ref
 pytestmark = pytest.mark.filterwarnings("ignore:\\[EXPERIMENTAL\\]:UserWarning")
 
 
-async def test_the_readme_diff_applied_gives_an_endpoint_that_cites():
-    code = readme_diffs("Google ADK")[0]
+async def test_the_docs_diff_applied_gives_an_endpoint_that_cites():
+    code = readme_diffs("The one line", "frameworks/adk.md")[0]
     assert "agent = moca_agui.instrument(ADKAgent(adk_agent=root_agent" in code
     script = [[Call("moca_get_node", {"node_id": ref(A)}, "c1")], [f"See {ref(A)}."]]
     namespace = {"root_agent": llm_agent(script, *Reader(A).tools)}

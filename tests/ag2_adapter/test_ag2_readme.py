@@ -1,4 +1,5 @@
-"""The README's middleware diffs, applied and run: the code a user ends up with cites."""
+"""The docs' middleware diffs (asgi.md, frameworks/ag2.md), applied and run: the code a
+user ends up with cites."""
 
 from __future__ import annotations
 
@@ -23,9 +24,6 @@ IMPORTS = (
 )
 
 
-MIDDLEWARE = "Any ASGI service: the middleware"
-
-
 async def answer(app: Any, path: str) -> list[dict[str, Any]]:
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
@@ -42,7 +40,7 @@ def cites_the_demo_answer(stream: list[dict[str, Any]]) -> None:
 
 
 async def test_the_fastapi_diff_applied_cites() -> None:
-    fastapi = readme_diffs(MIDDLEWARE)[0]
+    fastapi = readme_diffs(None, "asgi.md")[0]
     assert "app.add_middleware(CitationMiddleware)" in fastapi
     reader = DemoReader()
     namespace: dict[str, Any] = {"run_agent": partial(run_agent, reader=reader)}
@@ -51,7 +49,7 @@ async def test_the_fastapi_diff_applied_cites() -> None:
 
 
 async def test_the_ag2_diff_applied_cites() -> None:
-    ag2 = readme_diffs(MIDDLEWARE)[1]
+    ag2 = readme_diffs("The one line", "frameworks/ag2.md")[0]
     reader = DemoReader()
     namespace: dict[str, Any] = {
         "config": ScriptedConfig(),

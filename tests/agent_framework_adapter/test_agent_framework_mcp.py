@@ -30,7 +30,6 @@ from af_support import (
     snapshot_answers,
 )
 from agent_framework import Content, MCPStdioTool
-from fastapi import FastAPI
 from readme_code import run_block
 
 from moca_agui.demo.frameworks.agent_framework import endpoint_options
@@ -123,7 +122,7 @@ async def test_a_provider_hosted_mcp_readers_results_are_cited():
 
 
 @needs_mcp_2_client
-async def test_the_readme_block_connecting_a_real_reader_cites_compact_results():
+async def test_the_docs_block_connecting_a_real_reader_cites_compact_results():
     if not endpoint_options():
         pytest.skip("this agent-framework-ag-ui takes no single_user argument")
     model = scripted(
@@ -132,13 +131,10 @@ async def test_the_readme_block_connecting_a_real_reader_cites_compact_results()
             [say("Register every apiary [1]; mind the footpaths [2].")],
         ]
     )
-    names = await run_block(
-        "### Microsoft Agent Framework (`MCPStdioTool`)", client=model, app=FastAPI()
-    )
-    try:
-        stream = await post(names["app"], "q")
-    finally:
-        await names["reader"].close()
+    names = await run_block("## Microsoft Agent Framework (`MCPStdioTool`)", "reader.md")
+    app = names["citing_app"](model)
+    async with app.router.lifespan_context(app):  # the Reader connected, closed after
+        stream = await post(app, "q")
     assert_passes_every_check(stream)
     [value] = citation_events(stream)
     reader = DemoReader()

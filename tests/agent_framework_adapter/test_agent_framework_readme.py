@@ -1,4 +1,4 @@
-"""The README's Microsoft Agent Framework diff, applied and run: the code a user ends up
+"""The Microsoft Agent Framework page's diff, applied and run: the code a user ends up
 with serves an endpoint that cites."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from moca_agui.demo.frameworks.agent_framework import endpoint_options
 from support import citation_events, ref
 
 
-async def test_the_readme_diff_applied_gives_an_endpoint_that_cites():
-    [code] = readme_diffs("Microsoft Agent Framework")
+async def test_the_docs_diff_applied_gives_an_endpoint_that_cites():
+    [code] = readme_diffs("The one line", "frameworks/agent-framework.md")
     assert "agent = moca_agui.instrument(AgentFrameworkAgent(agent=chat_agent))" in code
     if "single_user" in code and not endpoint_options():
         pytest.skip("this agent-framework-ag-ui takes no single_user argument")

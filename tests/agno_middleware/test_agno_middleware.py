@@ -139,8 +139,8 @@ def test_agno_through_the_middleware_cites_as_the_demo_does(question: str) -> No
     assert _refs(events) == _refs(asyncio.run(bare_sdk()))  # the same sources and markers
 
 
-def test_the_readme_diff_applied_cites() -> None:
-    agno = readme_diffs("Any ASGI service: the middleware")[2]
+def test_the_docs_diff_applied_cites() -> None:
+    agno = readme_diffs("Agno", "asgi.md")[0]
     assert "app.add_middleware(CitationMiddleware)" in agno
     reader = DemoReader()
     agent = agno_agent.Agent(name="moca-demo", model=Scripted(), tools=reader_tools(reader))

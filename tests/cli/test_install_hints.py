@@ -13,17 +13,13 @@ PYPI = re.compile(r"pip install 'moca-agui\[[^\]]*\]'")
 
 def hint_lines() -> list[tuple[str, int, str]]:
     """(file, line number, the line and the one before) of each line naming the PyPI form,
-    but the README's "Once released" install list."""
-    files = [ROOT / "README.md"]
+    in the README and the docs pages."""
+    files = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
     for folder in ("core", "adapters", "examples"):
         files += sorted((ROOT / folder).rglob("*.py"))
     found = []
     for path in files:
         text = path.read_text(encoding="utf-8")
-        if path.name == "README.md":  # its Install section lists the PyPI commands for later
-            install = text.split("\n## Install\n", 1)[1].split("\n## ", 1)[0]
-            assert "Once released:" in " ".join(install.split("```bash", 1)[0].split())
-            text = text.replace(install.split("```bash", 1)[1].split("```", 1)[0], "")
         lines = text.splitlines()
         for number, line in enumerate(lines, start=1):
             if PYPI.search(line):

@@ -1,4 +1,4 @@
-"""The README's "Connecting a real Reader" block for the bare AG-UI SDK, run as written:
+"""The "Connecting a real Reader" docs page's block for the bare AG-UI SDK, run as written:
 the agent reaches the demo Reader over MCP stdio through the `mcp` client, its compact
 `moca_search` results become whole records through `reader_lookup` on the same session."""
 
@@ -28,14 +28,10 @@ async def run_agent(input_data: Any, session: Any) -> AsyncIterator[BaseEvent]:
         yield event
 
 
-async def test_the_readme_block_cites_compact_results_through_the_same_session() -> None:
+async def test_the_docs_block_cites_compact_results_through_the_same_session() -> None:
     sent: list[BaseEvent] = []
-    await run_block(
-        "### The bare AG-UI SDK (the `mcp` client)",
-        run_agent=run_agent,
-        input_data=None,
-        send=sent.append,
-    )
+    names = await run_block("## The bare AG-UI SDK (the `mcp` client)", "reader.md")
+    await names["answer"](run_agent, None, sent.append)
     events = [wire(event) for event in sent]
     (search,) = [e for e in events if e["type"] == "TOOL_CALL_RESULT"]
     assert all("node" not in r for r in json.loads(search["content"])["results"])  # compact

@@ -202,3 +202,69 @@ def test_without_a_question_it_serves_the_page_and_the_endpoint() -> None:
         process.terminate()
         process.wait(10)
     assert f"http://127.0.0.1:{port}/" in (process.stderr.read() if process.stderr else "")
+
+
+def _without(modules: tuple[str, ...], code: str) -> subprocess.CompletedProcess[str]:
+    """Run `code` in a Python where `modules` cannot be imported, as in a venv without them."""
+    blocked = "import sys\n" + "".join(f"sys.modules[{m!r}] = None\n" for m in modules)
+    return subprocess.run(
+        [sys.executable, "-c", blocked + code], capture_output=True, text=True, timeout=120
+    )
+
+
+def test_a_framework_venv_without_the_demo_extra_is_told_both_extras() -> None:
+    """`pip install '.[pydantic-ai]'` brings no uvicorn nor httpx: the demo names the
+    install line that brings them and the framework, not `[demo]` alone."""
+    done = _without(
+        ("uvicorn", "httpx"),
+        "from moca_agui.cli import main\n"
+        "sys.exit(main(['demo', '--framework', 'pydantic-ai', '--question', 'q']))",
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""
+    assert done.stderr == (
+        "moca-agui demo: the pydantic-ai demo needs uvicorn, httpx: pip install -e "
+        "'.[pydantic-ai,demo]' in a clone of moca-agui (once released: pip install "
+        "'moca-agui[pydantic-ai,demo]')\n"
+    )
+
+
+def test_the_demo_reader_without_mcp_says_so_in_one_line() -> None:
+    done = _without(
+        ("mcp", "mcp.types"),
+        "import runpy\nrunpy.run_module('moca_agui.demo.reader', run_name='__main__')",
+    )
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert done.stderr == (
+        "python -m moca_agui.demo.reader: the demo's MCP server needs mcp: pip install -e "
+        "'.[demo]' in a clone of moca-agui (once released: pip install 'moca-agui[demo]')\n"
+    )
+
+
+def test_an_example_without_a_piece_of_its_install_line_names_that_line() -> None:
+    example = ROOT / "examples" / "langgraph" / "app.py"
+    done = _without(
+        ("uvicorn",),
+        f"sys.argv = ['app.py', '--question', 'q']\nimport runpy\n"
+        f"runpy.run_path({str(example)!r}, run_name='__main__')",
+    )
+    assert done.returncode == 2
+    assert done.stderr == (
+        "app.py: needs uvicorn: pip install -e '.[langgraph,demo]' in a clone of moca-agui "
+        "(once released: pip install 'moca-agui[langgraph,demo]')\n"
+    )
+
+
+def test_an_example_without_its_framework_names_its_install_line() -> None:
+    example = ROOT / "examples" / "ag_ui" / "app.py"
+    done = _without(
+        ("fastapi",),
+        f"sys.argv = ['app.py']\nimport runpy\n"
+        f"runpy.run_path({str(example)!r}, run_name='__main__')",
+    )
+    assert done.returncode == 1
+    assert done.stderr == (
+        "fastapi is missing: pip install -e '.[demo]' in a clone of moca-agui "
+        "(once released: pip install 'moca-agui[demo]')\n"
+    )

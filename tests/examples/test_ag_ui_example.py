@@ -1,5 +1,5 @@
-"""examples/ag_ui/app.py, the README's bare-SDK diff as a service, runs as its first lines
-say, on any question; the README's diff is the example's code."""
+"""examples/ag_ui/app.py, the docs' bare-SDK diff as a service, runs as its first lines
+say, on any question; the docs' diff is the example's code."""
 
 from __future__ import annotations
 
@@ -23,13 +23,13 @@ def test_it_prints_the_stream_the_demo_prints(question: str) -> None:
     assert_answers_like_the_demo("ag_ui", question)
 
 
-def test_it_serves_where_its_first_lines_and_the_readme_say() -> None:
+def test_it_serves_where_its_first_lines_and_its_docs_page_say() -> None:
     assert_serves_where_it_says("ag_ui")
 
 
-def test_the_readme_diff_is_the_examples_code() -> None:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("\n## The bare AG-UI SDK: one line\n", 1)[1].split("\n## ", 1)[0]
+def test_the_docs_diff_is_the_examples_code() -> None:
+    page = (ROOT / "docs" / "frameworks" / "ag-ui.md").read_text(encoding="utf-8")
+    section = page.split("\n## The one line\n", 1)[1].split("\n## ", 1)[0]
     found = re.search(r"```diff\n(.*?)```", section, flags=re.DOTALL)
     assert found is not None
     after = [line[1:].strip() for line in found.group(1).splitlines() if line[:1] in " +"]

@@ -12,5 +12,5 @@ def test_it_prints_the_stream_the_demo_prints(question: str) -> None:
     assert_answers_like_the_demo("langgraph", question)
 
 
-def test_it_serves_where_its_first_lines_and_the_readme_say() -> None:
+def test_it_serves_where_its_first_lines_and_its_docs_page_say() -> None:
     assert_serves_where_it_says("langgraph")

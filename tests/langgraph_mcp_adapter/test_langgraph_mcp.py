@@ -1,5 +1,5 @@
 """LangGraph agents on the real langchain-mcp-adapters `MultiServerMCPClient` tools, over
-MCP stdio: the README's "Connecting a real Reader" block and the demo's scripted agent
+MCP stdio: the "Connecting a real Reader" docs page's block and the demo's scripted agent
 against the demo Reader, and the reference Reader's captured answers replayed as it sent
 them. langchain-mcp-adapters 0.3 needs mcp 1.x: `nox -s tests-langgraph-mcp`."""
 
@@ -76,13 +76,14 @@ def cited(events: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
     ]
 
 
-async def test_the_readme_block_cites_compact_results_through_the_same_client() -> None:
+async def test_the_docs_block_cites_compact_results_through_the_same_client() -> None:
     model = OneCallModel(
         call=ToolCall("moca_search", {"query": "register hives", "limit": 2}),
         text="Register every apiary [1]; mind the footpaths [2].",
     )
-    names = await run_block("### LangGraph (langchain-mcp-adapters, mcp 1.x)", model=model)
-    events = await stream(served(names["agent"]), "Do I need to register my hives?")
+    names = await run_block("## LangGraph (langchain-mcp-adapters, mcp 1.x)", "reader.md")
+    agent = await names["citing_agent"](model)
+    events = await stream(served(agent), "Do I need to register my hives?")
     (result,) = [e for e in events if e["type"] == "TOOL_CALL_RESULT"]
     assert '\\"node\\"' not in result["content"]  # compact results: no record in sight
     reader = DemoReader()

@@ -1,5 +1,5 @@
 """LlamaIndex agents reaching a Reader over MCP stdio through LlamaIndex's own MCP client
-(llama-index-tools-mcp): the README's "Connecting a real Reader" block against the demo
+(llama-index-tools-mcp): the "Connecting a real Reader" docs page's block against the demo
 Reader, and the reference Reader's captured answers replayed as it sent them."""
 
 from __future__ import annotations
@@ -29,14 +29,14 @@ mcp_tools = pytest.importorskip(
 REPLAY = Path(__file__).parents[1] / "reference_replay.py"
 
 
-async def test_the_readme_block_cites_compact_results_through_the_same_client() -> None:
+async def test_the_docs_block_cites_compact_results_through_the_same_client() -> None:
     llm = scripted_llm(
         Turn(calls=(Call("moca_search", "c1", {"query": "register hives", "limit": 2}),)),
         Turn(text="Register every apiary [1]; mind the footpaths [2]."),
     )
-    names = await run_block("### LlamaIndex (llama-index-tools-mcp)", llm=llm)
+    names = await run_block("## LlamaIndex (llama-index-tools-mcp)", "reader.md")
     app = FastAPI()
-    app.include_router(names["router"])
+    app.include_router(names["citing_router"](llm))
     stream = await post(app, "Do I need to register my hives?")
     (value,) = citation_events(stream)
     reader = DemoReader()

@@ -1,4 +1,4 @@
-"""The README's Pydantic AI diff, applied and run: the code a user ends up with cites."""
+"""The Pydantic AI page's diff, applied and run: the code a user ends up with cites."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from moca_agui.demo.reader import DemoReader
 from support import HANDBOOK, assert_valid_stream, citation_events, ref
 
 
-async def test_the_readme_diff_applied_gives_an_endpoint_that_cites():
-    code = readme_diffs("Pydantic AI")[0]
+async def test_the_docs_diff_applied_gives_an_endpoint_that_cites():
+    code = readme_diffs("The one line", "frameworks/pydantic-ai.md")[0]
     assert "AGUIAdapter = moca_agui.instrument(AGUIAdapter)" in code
     model = scripted([[Call("moca_get_node", {"node_id": ref(A)})], [f"See {ref(A)}."]])
     namespace = {"agent": agent(model, *Reader(A).tools)}
@@ -26,7 +26,7 @@ async def test_the_readme_diff_applied_gives_an_endpoint_that_cites():
     assert value["citations"] == [{"record": A}]
 
 
-async def test_the_readme_reader_block_cites_compact_results_through_the_toolset():
+async def test_the_docs_reader_block_cites_compact_results_through_the_toolset():
     """ "Connecting a real Reader" for Pydantic AI, run as written against the demo Reader
     over MCP stdio: compact search results become records through `reader_lookup`."""
     model = scripted(
@@ -35,8 +35,9 @@ async def test_the_readme_reader_block_cites_compact_results_through_the_toolset
             ["Register every apiary [1]; mind the footpaths [2]."],
         ]
     )
-    names = await run_block("### Pydantic AI (`MCPToolset`)", model=model)
-    stream = await post(dispatch_app(names["AGUIAdapter"], names["agent"]), "q")
+    names = await run_block("## Pydantic AI (`MCPToolset`)", "reader.md")
+    agent = names["support_agent"](model)
+    stream = await post(dispatch_app(names["AGUIAdapter"], agent), "q")
     (result,) = [e for e in stream if e["type"] == "TOOL_CALL_RESULT"]
     assert '"node"' not in result["content"]  # compact results: no record in sight
     (value,) = citation_events(stream)

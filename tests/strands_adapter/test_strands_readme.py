@@ -1,4 +1,4 @@
-"""The README's AWS Strands diff, applied and run: the code a user ends up with cites."""
+"""The AWS Strands page's diff, applied and run: the code a user ends up with cites."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from strands_support import A, Call, ScriptedModel, answer_ids, post, reader_too
 from support import citation_events, ref
 
 
-async def test_the_readme_diff_applied_gives_an_endpoint_that_cites() -> None:
-    code = readme_diffs("AWS Strands")[0]
+async def test_the_docs_diff_applied_gives_an_endpoint_that_cites() -> None:
+    code = readme_diffs("The one line", "frameworks/strands.md")[0]
     assert 'agent = moca_agui.instrument(StrandsAgent(agent=strands_agent, name="support"))' in code
     moca_search, moca_get_node = reader_tools(A)
     script = [[Call("moca_get_node", {"node_id": ref(A)})], [f"See {ref(A)}."]]

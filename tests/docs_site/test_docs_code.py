@@ -1,0 +1,71 @@
+"""Every code block of the docs site runs as shown: each Python block compiles as a module
+(no top-level `await`), names nothing it does not define, and runs where its framework is
+installed; each install line names extras that exist, each example command a file that
+does; the README stays short and links every docs page it names absolutely."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import tomllib
+
+import pytest
+from readme_code import DOCS, README, ROOT, docs_blocks, docs_pages, undefined_names
+
+BLOCKS = docs_blocks()
+GITHUB = "https://github.com/openmoca/moca-agui/blob/main/"
+
+
+def test_the_docs_have_python_blocks_to_run() -> None:
+    assert len(BLOCKS) >= 6
+    assert {page for page, _, _ in BLOCKS} >= {"reader.md", "clients.md"}
+
+
+@pytest.mark.parametrize(("page", "line", "code"), BLOCKS, ids=[f"{p}:{n}" for p, n, _ in BLOCKS])
+def test_each_python_block_runs_as_shown(page: str, line: int, code: str) -> None:
+    compiled = compile(code, f"docs/{page}:{line}", "exec")  # a SyntaxError on top-level await
+    assert undefined_names(code) == set()
+    imported = {
+        name.split(".")[0]
+        for name in re.findall(r"^(?:from|import) ([\w.]+)", code, flags=re.MULTILINE)
+    }
+    missing = sorted(name for name in imported if importlib.util.find_spec(name) is None)
+    if missing:
+        pytest.skip(f"needs {', '.join(missing)}, not installed here")
+    exec(compiled, {"__name__": "docs_block"})
+
+
+def _extras() -> set[str]:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    return set(project["optional-dependencies"])
+
+
+def test_every_install_line_names_extras_that_exist() -> None:
+    texts = [README.read_text(encoding="utf-8")]
+    texts += [(DOCS / page).read_text(encoding="utf-8") for page in docs_pages()]
+    named = [
+        extra
+        for text in texts
+        for group in re.findall(r"pip install (?:-e )?'(?:\.|moca-agui)\[([^\]]+)\]'", text)
+        for extra in group.split(",")
+    ]
+    assert named
+    assert sorted(set(named) - _extras()) == []
+
+
+def test_every_example_command_names_a_file_that_exists() -> None:
+    for page in docs_pages():
+        text = (DOCS / page).read_text(encoding="utf-8")
+        for path in re.findall(r"python (examples/\S+\.py)", text):
+            assert (ROOT / path).is_file(), (page, path)
+
+
+def test_the_readme_is_short_and_its_links_resolve_off_github() -> None:
+    text = README.read_text(encoding="utf-8")
+    assert len(text.splitlines()) < 200
+    links = re.findall(r"\]\(([^)]+)\)", text)
+    assert links
+    assert [link for link in links if not link.startswith("https://")] == []
+    for link in links:
+        if link.startswith(GITHUB):
+            assert (ROOT / link.removeprefix(GITHUB).split("#")[0]).exists(), link
