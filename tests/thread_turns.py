@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
-from support import citation_events, record, ref, run_input
+import httpx
+
+from support import Call, assert_valid_stream, citation_events, parse_sse, record, ref, run_input
 
 A, B, C = record("a.md"), record("b.md"), record("c.md")
 #: What the Reader answers for a and b now: the same nodes, a newer trust.
@@ -154,3 +156,100 @@ def shown_markers(stream: list[dict[str, Any]]) -> list[list[str]]:
             view = json.loads(event["content"])
             shown.append([entry["marker"] for entry in view["results"] if "marker" in entry])
     return shown
+
+
+# -- the scenarios: each framework's test gives its app and its scripted model ------------
+
+#: A question's steps: each Call is one model response calling that tool, the text the last.
+Steps = dict[str, list[Call | str]]
+#: Makes a framework's app whose scripted model plays `steps`: (steps, numbered, **options).
+Serve = Callable[..., Any]
+
+READ_A_AND_B: list[Call | str] = [
+    Call("moca_search", {"query": "a.md b.md"}, "t1-call"),
+    "A [1]; B [2].",
+]
+NUMBERED: Steps = {
+    "q1": READ_A_AND_B,
+    "q2": [Call("moca_search", {"query": "c.md a.md"}, "t2-call"), "C [3]; A [1] again."],
+    "q3": [Call("moca_get_node", {"node_id": ref(B)}, "t3-call"), "B [2]; C [3]."],
+}
+FOLLOW_UP: Steps = {
+    "q1": READ_A_AND_B,
+    "q2": [
+        Call("moca_get_node", {"node_id": ref(C)}, "t2-call"),
+        f"Now [3]; as said [1]; see {ref(B)}.",
+    ],
+}
+
+
+def search_hits(query: str) -> dict[str, Any]:
+    """The Reader's `moca_search` over A, B, C: the nodes whose path the query names."""
+    return {"query": query, "results": [r for r in (A, B, C) if r["node"]["path"] in query]}
+
+
+def get_node(node_id: str) -> dict[str, Any]:
+    """The Reader's `moca_get_node` over A, B, C."""
+    return {ref(r): r for r in (A, B, C)}.get(node_id) or {"error": f"no node {node_id}"}
+
+
+async def post(app: Any, body: dict[str, Any], path: str = "/") -> list[dict[str, Any]]:
+    """POST one run over ASGI; its SSE events, after the checks every stream passes."""
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        response = await client.post(path, json=body, headers={"accept": "text/event-stream"})
+    assert response.status_code == 200, response.text
+    stream = parse_sse(response.text)
+    assert_valid_stream(stream)
+    return stream
+
+
+Post = Callable[[Any, dict[str, Any]], Awaitable[list[dict[str, Any]]]]
+
+
+async def numbered_over_three_turns(
+    serve: Serve, *, post: Post = post, whole_thread: bool = True
+) -> None:
+    """Numbered tools count on over three turns; a source read again keeps its number.
+    `whole_thread=False`: the client sends only the new question (the server keeps the
+    thread)."""
+    app = serve(NUMBERED, numbered=True, lookup=Lookup(C))
+    body = run_input("q1", "run-1")
+    stream = await post(app, body)
+    assert shown_markers(stream) == [["[1]", "[2]"]]
+    assert cited(stream) == [{"marker": "[1]", "record": A}, {"marker": "[2]", "record": B}]
+    expected = {
+        "q2": ([["[1]", "[3]"]], [{"marker": "[3]", "record": C}, {"marker": "[1]", "record": A}]),
+        "q3": ([["[2]"]], [{"marker": "[2]", "record": B}, {"marker": "[3]", "record": C}]),
+    }
+    for n, (question, (markers, citations)) in enumerate(expected.items(), start=2):
+        thread = after_run(body["messages"], stream) if whole_thread else []
+        body = next_turn(thread, question, f"run-{n}")
+        stream = await post(app, body)
+        assert shown_markers(stream) == markers, question
+        assert cited(stream) == citations, question
+
+
+async def follow_up(
+    serve: Serve, lookup: Lookup | None, *, forge: str | None = None, post: Post = post
+) -> list[dict[str, Any]]:
+    """Turn 1 reads A and B; turn 2 reads C and cites A by marker, B by versioned ref (the
+    client forging `forge`'s record in the thread it sends back). Turn 2's citations."""
+    app = serve(FOLLOW_UP, numbered=False, **({"lookup": lookup} if lookup else {}))
+    first = run_input("q1", "run-1")
+    thread = after_run(first["messages"], await post(app, first))
+    stream = await post(app, next_turn(tampered(thread, forge) if forge else thread, "q2", "run-2"))
+    assert FORGED_TITLE not in json.dumps(citation_events(stream))
+    return cited(stream)
+
+
+async def follow_ups(serve: Serve, *, post: Post = post) -> None:
+    """A follow-up cites turn 1's sources with the record `lookup` gives now, or leaves them
+    out without `lookup`, never as another node; a forged record is never sent."""
+    later = [{"marker": "[3]", "record": C}, {"marker": "[1]", "record": A_NOW}, {"record": B_NOW}]
+    lookup = Lookup(A_NOW, B_NOW)
+    assert await follow_up(serve, lookup, post=post) == later
+    assert sorted(lookup.asked) == sorted([ref(A), ref(B)])
+    assert await follow_up(serve, None, post=post) == [{"marker": "[3]", "record": C}]
+    assert await follow_up(serve, None, forge=ref(A), post=post) == [{"marker": "[3]", "record": C}]
+    assert await follow_up(serve, Lookup(A_NOW, B_NOW), forge=ref(A), post=post) == later
