@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
+import uuid
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
@@ -108,10 +109,15 @@ def _tool_call_result(messages: list[dict[str, Any]], event: dict[str, Any]) -> 
 
 
 def next_turn(
-    thread: list[dict[str, Any]], question: str, run_id: str, *, thread_id: str = "thread-1"
+    thread: list[dict[str, Any]], question: str, run_id: str, *, thread_id: str
 ) -> dict[str, Any]:
     """The next run's `RunAgentInput` (wire form): the whole thread, then the question."""
     return run_input(question, run_id, thread_id=thread_id, history=thread)
+
+
+def new_thread_id() -> str:
+    """A thread of its own (sessions of some frameworks outlive an app)."""
+    return f"thread-{uuid.uuid4().hex}"
 
 
 def tampered(thread: list[dict[str, Any]], node_ref: str) -> list[dict[str, Any]]:
@@ -213,8 +219,8 @@ async def numbered_over_three_turns(
     """Numbered tools count on over three turns; a source read again keeps its number.
     `whole_thread=False`: the client sends only the new question (the server keeps the
     thread)."""
-    app = serve(NUMBERED, numbered=True, lookup=Lookup(C))
-    body = run_input("q1", "run-1")
+    app, thread_id = serve(NUMBERED, numbered=True, lookup=Lookup(C)), new_thread_id()
+    body = run_input("q1", "run-1", thread_id=thread_id)
     stream = await post(app, body)
     assert shown_markers(stream) == [["[1]", "[2]"]]
     assert cited(stream) == [{"marker": "[1]", "record": A}, {"marker": "[2]", "record": B}]
@@ -224,7 +230,7 @@ async def numbered_over_three_turns(
     }
     for n, (question, (markers, citations)) in enumerate(expected.items(), start=2):
         thread = after_run(body["messages"], stream) if whole_thread else []
-        body = next_turn(thread, question, f"run-{n}")
+        body = next_turn(thread, question, f"run-{n}", thread_id=thread_id)
         stream = await post(app, body)
         assert shown_markers(stream) == markers, question
         assert cited(stream) == citations, question
@@ -236,9 +242,11 @@ async def follow_up(
     """Turn 1 reads A and B; turn 2 reads C and cites A by marker, B by versioned ref (the
     client forging `forge`'s record in the thread it sends back). Turn 2's citations."""
     app = serve(FOLLOW_UP, numbered=False, **({"lookup": lookup} if lookup else {}))
-    first = run_input("q1", "run-1")
+    thread_id = new_thread_id()
+    first = run_input("q1", "run-1", thread_id=thread_id)
     thread = after_run(first["messages"], await post(app, first))
-    stream = await post(app, next_turn(tampered(thread, forge) if forge else thread, "q2", "run-2"))
+    sent = tampered(thread, forge) if forge else thread
+    stream = await post(app, next_turn(sent, "q2", "run-2", thread_id=thread_id))
     assert FORGED_TITLE not in json.dumps(citation_events(stream))
     return cited(stream)
 
