@@ -158,9 +158,12 @@ def shown_markers(stream: list[dict[str, Any]]) -> list[list[str]]:
     """The markers each numbered tool result of the run showed the model."""
     shown = []
     for event in stream:
-        if event["type"] == "TOOL_CALL_RESULT" and '"marker"' in event["content"]:
+        if event["type"] == "TOOL_CALL_RESULT":
             view = json.loads(event["content"])
-            shown.append([entry["marker"] for entry in view["results"] if "marker" in entry])
+            if isinstance(view.get("result"), str):  # ADK: a function's text, as {"result": text}
+                view = json.loads(view["result"])
+            if any("marker" in entry for entry in view.get("results", ())):
+                shown.append([entry["marker"] for entry in view["results"] if "marker" in entry])
     return shown
 
 
