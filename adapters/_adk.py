@@ -22,6 +22,7 @@ its own `ADKRun`; nothing is kept on the agent.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import AsyncIterator
 from typing import Any, TypeVar, cast
@@ -128,7 +129,7 @@ class CitingADKAgent(ADKAgent):  # type: ignore[misc]
         text streamed with: those get their own event under the snapshot's id.
         """
         run = ADKRun(options_of(self))
-        run.read_history(input.messages or ())  # the thread the client sent
+        run.read_history(_unwrapped(input.messages or ()))  # the thread the client sent
         stream = CitationStream(run, snapshot_text=run.event_ids.__contains__)
         return cited(super().run(input), stream)
 
@@ -148,3 +149,21 @@ class CitingADKAgent(ADKAgent):  # type: ignore[misc]
 def citing(target: T, options: CitationOptions) -> T:
     """A citing copy of an `ADKAgent` subclass or instance, with `options`."""
     return citing_variant(target, CitingADKAgent, options)
+
+
+def _unwrapped(messages: Any) -> list[object]:
+    """The thread with each tool result as the tool returned it: ag-ui-adk sends a function's
+    text as `{"result": text}` (ADK's function response), so a numbered view's markers sit
+    one JSON text deeper."""
+    thread: list[object] = []
+    for message in messages:
+        content = getattr(message, "content", None)
+        if getattr(message, "role", None) == "tool" and isinstance(content, str):
+            try:
+                value = json.loads(content)
+            except ValueError:
+                value = None
+            if isinstance(value, dict) and isinstance(value.get("result"), str) and len(value) == 1:
+                message = message.model_copy(update={"content": value["result"]})
+        thread.append(message)
+    return thread

@@ -11,6 +11,11 @@ numbers the results: TOOL_CALL_START gives it only when the model streams.
 A model that does not stream writes no TEXT_MESSAGE events: its answers exist only in
 MESSAGES_SNAPSHOT; `is_new_message` tells the stream which of a snapshot's messages are
 this run's (not in the input, nor in the thread's checkpoint).
+
+The thread the model reads is the checkpoint's messages, then the input's messages the
+checkpoint does not hold (ag-ui-langgraph's `langgraph_default_merge_state`): a client
+may send only its new messages. So the run reads its history from both, once
+`prepare_stream` has seen the checkpoint (`thread`).
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from functools import partial
 from typing import Any
 
 from ag_ui.core import BaseEvent, RunAgentInput
-from langchain_core.messages import ToolMessage
+from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.types import Command
 
 from moca_agui import CitationOptions
@@ -43,6 +48,8 @@ class Watched:
 
     #: Ids of the messages the thread held before the run (its checkpoint).
     before: set[str]
+    #: The checkpoint's messages, which the model reads before the input's new ones.
+    thread: list[Any] = field(default_factory=list)
     #: (tool call id, tool name) of each call a model response made, in its order.
     calls: deque[tuple[str, str]] = field(default_factory=deque)
     #: (tool name, output, tool call id) of each tool that ended, not yet taken by the run.
@@ -53,7 +60,9 @@ def watch(active_run: dict[str, Any], agent_state: Any, prepared: dict[str, Any]
     """Record the run's earlier messages and watch its LangGraph events for tool outputs."""
     values = getattr(agent_state, "values", None)
     messages = values.get("messages", []) if isinstance(values, Mapping) else []
-    watched = Watched({message.id for message in messages if getattr(message, "id", None)})
+    watched = Watched(
+        {message.id for message in messages if getattr(message, "id", None)}, list(messages)
+    )
     active_run[_KEY] = watched
     if prepared.get("stream") is not None:
         prepared["stream"] = tap(prepared["stream"], partial(_keep, watched))
@@ -103,6 +112,30 @@ def unwrapped_artifact(artifact: object) -> object:
     return artifact
 
 
+def history(checkpoint: list[Any], input_messages: list[Any]) -> list[dict[str, Any]]:
+    """The thread the model reads, as `CitationRun.read_history` takes it: the checkpoint's
+    tool calls and results, then the input's messages the checkpoint does not hold."""
+    held = {getattr(message, "id", None) for message in checkpoint} - {None}
+    thread = [_wire(message) for message in checkpoint]
+    return [*thread, *(message for message in input_messages if message.id not in held)]
+
+
+def _wire(message: object) -> dict[str, Any]:
+    """A LangChain message as an AG-UI one (the fields `read_history` reads)."""
+    if isinstance(message, AIMessage):
+        calls = [
+            {"id": call.get("id"), "type": "function", "function": {"name": call.get("name")}}
+            for call in message.tool_calls
+        ]
+        return {"role": "assistant", "toolCalls": calls}
+    if isinstance(message, ToolMessage) and message.status != "error":
+        content: object = message.content
+        if message.artifact is not None:
+            content = unwrapped_artifact(message.artifact)
+        return {"role": "tool", "toolCallId": message.tool_call_id, "content": content}
+    return {"role": getattr(message, "type", "")}
+
+
 class LangGraphRun(CitationRun):
     """A `CitationRun` fed with LangGraph's tool outputs.
 
@@ -112,8 +145,8 @@ class LangGraphRun(CitationRun):
 
     def __init__(self, options: CitationOptions, input: RunAgentInput) -> None:
         super().__init__(options)
-        self._input_ids = {message.id for message in input.messages or ()}
-        self.read_history(input.messages or ())  # the thread the client sent
+        self._input = list(input.messages or ())
+        self._input_ids = {message.id for message in self._input}
         self._watched: Watched | None = None
         self._first = True
         self._alive = True
@@ -130,6 +163,7 @@ class LangGraphRun(CitationRun):
                 self._first = False
                 self._watched = (getattr(agent, "active_run", None) or {}).get(_KEY)
                 self.reads_tool_call_results = self._watched is None
+                self._read_thread()  # before any result
             if self._watched is not None:
                 calls, outputs = self._watched.calls, self._watched.outputs
                 while calls:
@@ -140,6 +174,16 @@ class LangGraphRun(CitationRun):
         except Exception:
             logger.exception("moca_agui: stopped reading LangGraph tool outputs in this run")
             self._alive = False
+
+    def _read_thread(self) -> None:
+        """Read the thread the model reads: the checkpoint's, then the input's new messages."""
+        thread: list[object]
+        try:
+            thread = [*history(self._watched.thread if self._watched else [], self._input)]
+        except Exception:
+            logger.exception("moca_agui: the checkpoint's thread not read; the input's stands")
+            thread = [*self._input]
+        self.read_history(thread)
 
     def is_new_message(self, message_id: str) -> bool:
         """Whether a snapshot's message is of this run: the thread did not hold it before."""

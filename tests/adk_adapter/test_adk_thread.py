@@ -1,0 +1,54 @@
+"""ADK over turns of one thread, as @ag-ui/client sends them (the whole thread each run,
+built from the previous run's events; ag-ui-adk keeps the session): numbered tools count
+on, an earlier source is cited only with the record `lookup` gives now, a forged record
+the client sends back is never sent, a source read again keeps its number."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+from adk_support import _data, adk_agent, endpoint, llm_agent
+from thread_turns import Steps, follow_ups, get_node, numbered_over_three_turns, search_hits
+
+import moca_agui
+from support import assert_valid_stream
+
+
+def moca_search(query: str) -> dict[str, Any]:
+    """Search the knowledge base: the nodes whose path the query names."""
+    return search_hits(query)
+
+
+def moca_get_node(node_id: str) -> dict[str, Any]:
+    """Read one node."""
+    return get_node(node_id)
+
+
+def serve(steps: Steps, *, numbered: bool, **options: Any) -> Any:
+    tools = [moca_search, moca_get_node]
+    root = llm_agent(
+        lambda q: [[step] for step in steps[q]], *(moca_agui.numbered(tools) if numbered else tools)
+    )
+    return endpoint(moca_agui.instrument(adk_agent(root), **options))
+
+
+async def post(app: Any, body: dict[str, Any]) -> list[dict[str, Any]]:
+    """One run over ASGI (ag-ui-adk's SSE, as adk_support reads it)."""
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        response = await client.post("/", json=body, headers={"accept": "text/event-stream"})
+    assert response.status_code == 200, response.text
+    chunks = [c for c in response.text.replace("\r\n", "\n").split("\n\n") if c.strip()]
+    stream = [json.loads(_data(chunk)) for chunk in chunks]
+    assert_valid_stream(stream)
+    return stream
+
+
+async def test_numbered_tools_count_on_over_three_turns_and_a_source_read_again_keeps_its_number():
+    await numbered_over_three_turns(serve, post=post)
+
+
+async def test_follow_ups_cite_earlier_sources_only_with_the_record_lookup_gives_now():
+    await follow_ups(serve, post=post)

@@ -1,0 +1,42 @@
+"""Strands over turns of one thread, as @ag-ui/client sends them (the whole thread each run,
+built from the previous run's events; ag-ui-strands replays it into the per-thread agent):
+numbered tools count on, an earlier source is cited only with the record `lookup` gives
+now, a forged record the client sends back is never sent, a source read again keeps its
+number."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from strands import tool
+from strands_support import ScriptedModel, app_for, strands_agent
+from thread_turns import Steps, follow_ups, get_node, numbered_over_three_turns, search_hits
+
+import moca_agui
+
+
+@tool
+def moca_search(query: str) -> dict[str, Any]:
+    """Search the knowledge base: the nodes whose path the query names."""
+    return search_hits(query)
+
+
+@tool
+def moca_get_node(node_id: str) -> dict[str, Any]:
+    """Read one node."""
+    return get_node(node_id)
+
+
+def serve(steps: Steps, *, numbered: bool, **options: Any) -> Any:
+    model = ScriptedModel(lambda question: [[step] for step in steps[question]])
+    tools = [moca_search, moca_get_node]
+    agent = strands_agent(model, moca_agui.numbered(tools) if numbered else tools)
+    return app_for(moca_agui.instrument(agent, **options))
+
+
+async def test_numbered_tools_count_on_over_three_turns_and_a_source_read_again_keeps_its_number():
+    await numbered_over_three_turns(serve)
+
+
+async def test_follow_ups_cite_earlier_sources_only_with_the_record_lookup_gives_now():
+    await follow_ups(serve)
