@@ -6,7 +6,7 @@ import logging
 from collections.abc import AsyncIterable, AsyncIterator, Callable
 from typing import TypeVar, Unpack
 
-from ag_ui.core import BaseEvent, RunAgentInput
+from ag_ui.core import BaseEvent, RunAgentInput, TextMessageContentEvent
 
 from ..options import CitationOptions, OptionKeywords
 from ..plugins.numbered import ACTIVE_RUN
@@ -62,17 +62,36 @@ async def cited(
     """
     iterator = aiter(events)
     active, activate = ACTIVE_RUN.get, ACTIVE_RUN.set
-    feed = stream.feed
     outside = active()
     try:
-        activate(stream.run)
+        run = stream.run
+        activate(run)
+        # Most of a stream is its text deltas: each goes straight to the parts of its
+        # message where the stream says it may (`delta_path`); every other event is fed.
+        parts_of, parts = stream.delta_path()
         async for event in iterator:
-            if feed(event):
+            if type(event) is TextMessageContentEvent:
+                fields = event.__dict__
+                try:
+                    message_id, delta = fields["message_id"], fields["delta"]
+                except KeyError:  # built without validation: the stream says what is wrong
+                    message_id = delta = None
+                if type(delta) is str and (
+                    message_id is parts_of or (type(message_id) is str and message_id == parts_of)
+                ):
+                    parts.append(delta)
+                    yield event
+                    if active() is not run:
+                        activate(run)
+                    continue
+            if stream.feed(event):
                 for extra in await stream.flush():
                     yield extra
+            run = stream.run
+            parts_of, parts = stream.delta_path()
             yield event
-            if active() is not stream.run:  # the consumer's context, or a new run began
-                activate(stream.run)
+            if active() is not run:  # the consumer's context, or a new run began
+                activate(run)
         for extra in await stream.close():
             yield extra
     finally:

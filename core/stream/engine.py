@@ -40,6 +40,8 @@ class CitationStream(StreamSink):
             send(event)
         send(*await stream.close())
 
+    (`cite` also appends text deltas itself where `delta_path` says it may.)
+
     `snapshot_text(message_id)` says whether an assistant message of a MESSAGES_SNAPSHOT
     is an answer of this run, whose text the snapshot may be the only carrier of (a model
     that does not stream); None: no snapshot carries text. With `snapshot_replaces`, the
@@ -98,31 +100,28 @@ class CitationStream(StreamSink):
     def feed(self, event: object) -> bool:
         """Take in the stream's next event; True when the run's citation events are due
         before it (send `await flush()` first)."""
-        # Most of a stream is its text deltas: appended here, to the parts of the message
-        # the last delta went to, rather than through the follower (a stream's deltas
-        # mostly share one message id object).
-        if type(event) is TextMessageContentEvent:
-            fields = event.__dict__
-            try:
-                message_id, delta = fields["message_id"], fields["delta"]
-            except KeyError:  # built without validation: the follower says what is wrong
-                message_id = delta = None
-            parts_of = self._parts_of
-            if type(delta) is str and (
-                message_id is parts_of or (type(message_id) is str and message_id == parts_of)
-            ):
-                self._parts.append(delta)
-                if self._ahead:
-                    self._read_ahead(str(message_id), delta)
-                return False
-        elif type(event) is RawEvent:  # the follower reads nothing of it, it closes nothing
+        if type(event) is RawEvent:  # the follower reads nothing of it, it closes nothing
             return False
         due = self._observe(event)
-        if self.alive and not self.follower.chunk and type(event) is TextMessageContentEvent:
+        if (
+            self.alive
+            and not self._ahead
+            and not self.follower.chunk
+            and type(event) is TextMessageContentEvent
+        ):
             message_id = event.__dict__.get("message_id")
             if type(message_id) is str:  # the next deltas most likely go to its message
                 self._parts_of, self._parts = message_id, self.run.messages.parts(message_id)
         return due
+
+    def delta_path(self) -> tuple[object, list[str]]:
+        """Where the stream's next TEXT_MESSAGE_CONTENT deltas may go without `feed`: the
+        message id they must name, and the list of its text parts to append each `str`
+        delta to. Most of a stream is its deltas, and they mostly share one message id
+        object: a driver that appends them itself saves a call per delta. The id is no
+        message's while every delta must be fed (no message open, a chunked message, the
+        layer off, or the answer read as it streams); ask again after each `feed`."""
+        return self._parts_of, self._parts
 
     def _observe(self, event: object) -> bool:
         self._no_delta_path()
