@@ -399,7 +399,7 @@ def bench(session: nox.Session) -> None:
     session.install("-e", ".[all]", "matplotlib", "memray")
     for name in (
         "stream", "http", "scaling", "memory", "event_size", "capture", "frameworks", "asgi",
-        "instructions", "latency", "thread",
+        "instructions", "latency", "thread", "big_event",
     ):  # fmt: skip
         session.run("python", f"tests/benchmarks/bench_{name}.py", *session.posargs)
 

@@ -28,6 +28,8 @@ _EVENT: TypeAdapter[Any] = TypeAdapter(Event)
 #: An SSE line ends in CRLF, LF or a lone CR; an event ends at an empty line.
 _LINE_END = re.compile(rb"\r\n|\r(?!\n)|\n")
 _BLANK_LINE = re.compile(rb"(?:\r\n|\r(?!\n)|\n){2}")
+#: What is sent: bytes, or a view of the bytes a body chunk was read into.
+Bytes = bytes | memoryview
 #: The longest blank line (CRLF CRLF) less one: how far back an event's end that a chunk
 #: completes can begin.
 _OVERLAP = 3
@@ -41,46 +43,47 @@ class SSECitations:
 
     An event that does not read as an AG-UI event flows on as it came, and citations are
     off for the rest of the response (logged once): its text could be part of an answer.
-    Linear in the body's size: each byte is held once and searched for an event's end once.
+    Linear in the body's size: each byte is searched for an event's end once, and held
+    bytes are joined once, when their event ends.
     """
 
-    __slots__ = ("_cr", "_encoder", "_rest", "_scanned", "_stream", "_where")
+    __slots__ = ("_cr", "_encoder", "_held", "_size", "_stream", "_tail", "_where")
 
     def __init__(self, run: CitationRun, where: str) -> None:
         self._stream: CitationStream | None = CitationStream(run)
         self._encoder = EventEncoder()
-        self._rest = bytearray()  # the start of an event whose end has not arrived
-        self._scanned = 0  # how much of `_rest` holds no event's end
+        self._held: list[bytes] = []  # the start of an event whose end has not arrived
+        self._size = 0  # bytes held
+        self._tail = b""  # the last bytes held: where an end a chunk completes may begin
         self._cr = False  # whether a CR came: then lines may end in CR or CRLF too
         self._where = where  # names the response in log lines, e.g. "POST /agent"
 
     async def feed(self, chunk: bytes) -> bytes:
         """The bytes to send for `chunk`: each whole event in it, after its citation events."""
         if self._stream is None:  # citations are off: the bytes flow on as they come
-            return self._held() + chunk if self._rest else chunk
-        self._rest += chunk
+            return self._released() + chunk if self._held else chunk
         self._cr = self._cr or b"\r" in chunk
-        out: list[bytes] = []
-        await self._events(out, last=False)
-        if len(self._rest) > MAX_PENDING_BYTES and self._stream is not None:
+        out: list[Bytes] = []
+        await self._events(chunk, out, last=False)
+        if self._size > MAX_PENDING_BYTES and self._stream is not None:
             self._off("an event ran past %d bytes without ending", MAX_PENDING_BYTES)
         if self._stream is None:  # off (now or in this chunk): hold nothing back
-            out.append(self._held())
+            out.append(self._released())
         return b"".join(out)
 
     async def end(self) -> bytes:
         """The bytes to send when the body ends: the run's last citation events, if it
         never finished, then any unfinished event as it came (clients drop it)."""
-        out: list[bytes] = []
+        out: list[Bytes] = []
         if self._stream is not None and self._cr:  # a CR was last: its event ends
-            await self._events(out, last=True)
+            await self._events(b"", out, last=True)
         stream, self._stream = self._stream, None
         if stream is not None:
             try:
                 out.extend([self._encoded(event) for event in await stream.close()])
             except Exception:
                 logger.exception("moca_agui: no citations sent for %s", self._where)
-        out.append(self._held())
+        out.append(self._released())
         return b"".join(out)
 
     def close(self) -> None:
@@ -89,43 +92,61 @@ class SSECitations:
         if stream is not None:
             stream.stop()
 
-    def _held(self) -> bytes:
-        held = bytes(self._rest)
-        self._rest.clear()
-        self._scanned = 0
+    def _released(self) -> bytes:
+        held = b"".join(self._held)
+        self._hold(b"")
         return held
 
-    async def _events(self, out: list[bytes], *, last: bool) -> None:
-        """Take each whole event held into `out`, with its blank line; keep the rest.
+    def _hold(self, rest: bytes) -> None:
+        self._held = [rest] if rest else []
+        self._size = len(rest)
+        self._tail = rest[-_OVERLAP:]
+
+    async def _events(self, chunk: bytes, out: list[Bytes], *, last: bool) -> None:
+        """Take each event `chunk` ends into `out`, with its blank line; hold the rest.
+
+        Only the new bytes (and the last few held) are searched, and what is held is
+        joined once, when an event ends: linear in the body, however long an event.
+        """
+        window = self._tail + chunk
+        blank = self._blank_line(window, 0, last=last)
+        if blank is None:
+            if chunk:
+                self._held.append(chunk)
+                self._size += len(chunk)
+                self._tail = window[-_OVERLAP:]
+            return
+        buffer = b"".join([*self._held, chunk])
+        offset = self._size - len(self._tail)  # where `window` starts in `buffer`
+        start = 0
+        found: tuple[int, int] | None = (offset + blank[0], offset + blank[1])
+        view = memoryview(buffer)  # each event's bytes leave uncopied, joined once in `out`
+        while found is not None and self._stream is not None:
+            await self._take(view[start : found[0]], _data(buffer, start, found[0]), out)
+            out.append(view[found[0] : found[1]])
+            start = found[1]
+            found = self._blank_line(buffer, start, last=last)
+        self._hold(buffer[start:])
+
+    def _blank_line(self, data: bytes, start: int, *, last: bool) -> tuple[int, int] | None:
+        """Where the first blank line (an event's end) at or after `start` is, if any.
 
         A CR that ends the body so far may be the first half of a CRLF the next chunk
         ends, so it ends an event only when it is the body's `last` byte.
         """
-        rest, start = self._rest, 0
-        position = self._scanned
-        while self._stream is not None:
-            if not self._cr:  # the encoders' own form: LF line ends
-                found = rest.find(b"\n\n", position)
-                if found < 0:
-                    break
-                blank = (found, found + 2)
-            else:
-                match = _BLANK_LINE.search(rest, position)
-                if match is None or (
-                    not last and match.end() == len(rest) and rest.endswith(b"\r")
-                ):
-                    break
-                blank = match.span()
-            await self._take(bytes(rest[start : blank[0]]), out)
-            out.append(bytes(rest[blank[0] : blank[1]]))
-            start = position = blank[1]
-        del rest[:start]
-        self._scanned = max(0, len(rest) - _OVERLAP)
+        if not self._cr:  # the encoders' own form: LF line ends
+            found = data.find(b"\n\n", start)
+            return None if found < 0 else (found, found + 2)
+        match = _BLANK_LINE.search(data, start)
+        if match is None or (not last and match.end() == len(data) and data.endswith(b"\r")):
+            return None
+        return match.span()
 
-    async def _take(self, event: bytes, out: list[bytes]) -> None:
-        """Append `event` (without its blank line) to `out`, after its citation events."""
+    async def _take(self, event: Bytes, data: bytes | None, out: list[Bytes]) -> None:
+        """Append `event` (without its blank line; its `data`) to `out`, after its citation
+        events."""
         stream = self._stream
-        if stream is not None and (data := _data(event)) is not None:
+        if stream is not None and data is not None:
             try:
                 parsed = _EVENT.validate_json(data)
             except ValueError:
@@ -155,10 +176,16 @@ class SSECitations:
         self.close()
 
 
-def _data(event: bytes) -> bytes | None:
-    """The data of one SSE event (its `data:` lines joined), or None if it has none."""
-    if event[:6] == b"data: " and b"\n" not in event and b"\r" not in event:
-        return event[6:]  # one line, as every AG-UI encoder writes it
+def _data(buffer: bytes, start: int, end: int) -> bytes | None:
+    """The data of the SSE event `buffer[start:end]` (its `data:` lines joined), or None
+    if it has none."""
+    if (
+        buffer.startswith(b"data: ", start)
+        and buffer.find(b"\n", start, end) < 0
+        and buffer.find(b"\r", start, end) < 0
+    ):
+        return buffer[start + 6 : end]  # one line, as every AG-UI encoder writes it
+    event = buffer[start:end]
     lines = [
         line[5:].removeprefix(b" ")
         for line in _LINE_END.split(event)

@@ -1,0 +1,119 @@
+"""Benchmark 12: one huge SSE event through `CitationMiddleware`, chunk by chunk.
+
+An app streams a run whose answer is one TEXT_MESSAGE_CONTENT of 25 MB, then of 50 MB,
+in 64 KiB body chunks, as a server's socket hands them over. A middleware that holds the
+unfinished event and searches only the new bytes for its end costs about twice as much
+for twice the event; one that re-copies and re-scans what it holds at every chunk costs
+four times as much. Printed: the median CPU time of each, the process's user time (the
+layer's own work) and its system time (mostly the kernel handing it fresh memory pages),
+and the ratio 50 MB / 25 MB, for this core and (`--against REV`) an earlier one, side by
+side.
+
+    python tests/benchmarks/bench_big_event.py [--quick] [--against REV]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import importlib
+import resource
+import statistics
+from collections.abc import Awaitable, Callable
+from types import ModuleType
+from typing import Any
+
+from ag_ui.core import (
+    RunFinishedEvent,
+    RunStartedEvent,
+    TextMessageContentEvent,
+    TextMessageEndEvent,
+    TextMessageStartEvent,
+)
+from ag_ui.encoder import EventEncoder
+from workload import core_at, machine, table
+
+CHUNK = 64 * 1024
+SCOPE = {"type": "http", "method": "POST", "path": "/", "headers": []}
+
+
+def body(megabytes: int) -> bytes:
+    encoder = EventEncoder()
+    events = [
+        RunStartedEvent(thread_id="t", run_id="r"),
+        TextMessageStartEvent(message_id="m", role="assistant"),
+        TextMessageContentEvent(message_id="m", delta="x" * (megabytes * 1_000_000)),
+        TextMessageEndEvent(message_id="m"),
+        RunFinishedEvent(thread_id="t", run_id="r"),
+    ]
+    return b"".join(encoder.encode(event).encode() for event in events)
+
+
+def app_for(sse: bytes) -> Callable[[Any, Any, Any], Awaitable[None]]:
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        headers = [(b"content-type", b"text/event-stream")]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        for start in range(0, len(sse), CHUNK):
+            chunk = sse[start : start + CHUNK]
+            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+    return app
+
+
+async def served(middleware: Any, sse: bytes) -> tuple[float, float]:
+    sent = 0
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "http.request", "body": b"{}", "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        nonlocal sent
+        sent += len(message.get("body", b""))
+
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    await middleware(app_for(sse))(SCOPE, receive, send)
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    assert sent >= len(sse)
+    return after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--against", metavar="REV")
+    args = parser.parse_args()
+    repeats = 3 if args.quick else 7
+    print("## 12. One huge event through the middleware\n")
+    print(machine() + "\n")
+    bodies = {size: body(size) for size in (25, 50)}
+    with contextlib.ExitStack() as stack:
+        middlewares: dict[str, Any] = {
+            "CitationMiddleware": importlib.import_module("moca_agui.asgi").CitationMiddleware
+        }
+        if args.against:
+            core: ModuleType = stack.enter_context(core_at(args.against))
+            earlier = importlib.import_module(f"{core.__name__}.asgi").CitationMiddleware
+            middlewares[f"CitationMiddleware at {args.against}"] = earlier
+        times: dict[tuple[str, int], list[tuple[float, float]]] = {
+            (name, size): [] for name in middlewares for size in bodies
+        }
+        for _ in range(repeats):  # interleaved
+            for (name, size), measured in times.items():
+                measured.append(asyncio.run(served(middlewares[name], bodies[size])))
+    rows = []
+    for name in middlewares:
+        for label, part in (("user", 0), ("system", 1)):
+            small, large = (
+                statistics.median(t[part] for t in times[(name, size)]) for size in (25, 50)
+            )
+            ratio = f"{large / small:.2f}x" if small else "-"
+            rows.append([name, label, f"{small:.3f}", f"{large:.3f}", ratio])
+    header = ["layer", "CPU", "25 MB event (s)", "50 MB event (s)", "50 MB / 25 MB"]
+    print(table(header, rows))
+    print(f"\nMedian CPU times of {repeats} runs each, interleaved; {CHUNK // 1024} KiB chunks.")
+
+
+if __name__ == "__main__":
+    main()
