@@ -54,8 +54,10 @@ class CitationStream(StreamSink):
 
     __slots__ = (
         "_ahead",
+        "_alive",
         "_carry",
         "_due",
+        "_follower",
         "_open",
         "_parts",
         "_parts_of",
@@ -64,8 +66,6 @@ class CitationStream(StreamSink):
         "_snapshot_ids",
         "_snapshot_text",
         "_started",
-        "alive",
-        "follower",
         "run",
     )
 
@@ -76,14 +76,14 @@ class CitationStream(StreamSink):
         snapshot_text: Callable[[str], bool] | None = None,
         snapshot_replaces: bool = False,
     ) -> None:
-        self.follower = Follower(self)
+        self._follower = Follower(self)
         self._snapshot_text = snapshot_text
         self._replaces = snapshot_replaces
         self._reset(run)
 
     def _reset(self, run: CitationRun) -> None:
         self.run = run
-        self.alive = True  # False once the run ended or the layer failed: pass through only
+        self._alive = True  # False once the run ended or the layer failed: pass through only
         self._due = False  # the run's citation events are due before the current event
         self._sent = False
         self._started = False
@@ -104,9 +104,9 @@ class CitationStream(StreamSink):
             return False
         due = self._observe(event)
         if (
-            self.alive
+            self._alive
             and not self._ahead
-            and not self.follower.chunk
+            and not self._follower.chunk
             and type(event) is TextMessageContentEvent
         ):
             message_id = event.__dict__.get("message_id")
@@ -125,17 +125,17 @@ class CitationStream(StreamSink):
 
     def _observe(self, event: object) -> bool:
         self._no_delta_path()
-        if not self.alive and getattr(event, "type", None) != "RUN_STARTED":
+        if not self._alive and getattr(event, "type", None) != "RUN_STARTED":
             return False
         try:
-            self.follower.feed(event)
+            self._follower.feed(event)
         except Exception:
             logger.exception("moca_agui: citations off for this run; the answer is unchanged")
-            self.alive = False
+            self._alive = False
             return False
         if self._snapshot_ids is not None:
             self._snapshot_read(self._snapshot_ids)
-        self._ahead = self.alive and self.run.looks_ahead
+        self._ahead = self._alive and self.run.looks_ahead
         due, self._due = self._due, False
         return due
 
@@ -155,7 +155,7 @@ class CitationStream(StreamSink):
     def stop(self) -> None:
         """The stream ends here, whatever it held (its client left): nothing of the run
         stays running."""
-        self.alive = False
+        self._alive = False
         self.run.end_lookups()
 
     def _snapshot_read(self, shown: set[str]) -> None:
@@ -172,7 +172,7 @@ class CitationStream(StreamSink):
 
     async def flush(self) -> list[BaseEvent]:
         """The run's citation events, once; none if the run failed or errored."""
-        if not self.alive or self._sent:
+        if not self._alive or self._sent:
             return []
         self._sent = True
         # A message's event goes after its TEXT_MESSAGE_END: one that never ended gets none.
@@ -183,19 +183,19 @@ class CitationStream(StreamSink):
 
     async def close(self) -> list[BaseEvent]:
         """The stream ended: the citation events still due (an open chunked message ends)."""
-        if self.alive:
+        if self._alive:
             try:
-                self.follower.close()
+                self._follower.close()
             except Exception:
                 logger.exception("moca_agui: citations off for this run; the answer is unchanged")
-                self.alive = False
+                self._alive = False
         return await self.flush()
 
     # -- what the follower reports -----------------------------------------------------
 
     def run_started(self) -> None:
         if self._started:  # a new run in the same stream starts clean
-            if self.alive and not self._sent:
+            if self._alive and not self._sent:
                 logger.warning("moca_agui: a run began before the last one finished; no "
                                "citations for the unfinished one")  # fmt: skip
             self.run.end_lookups()
@@ -257,7 +257,7 @@ class CitationStream(StreamSink):
         self._due = True
 
     def run_error(self) -> None:
-        self.alive = False
+        self._alive = False
         self.run.end_lookups()
 
     def rejected(self, kind: str, reason: str) -> None:
