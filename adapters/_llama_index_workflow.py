@@ -207,7 +207,7 @@ def _capture(state: _RunState, history: list[ChatMessage]) -> None:
 async def _send_citations(workflow: CitingWorkflow, ctx: Context, state: _RunState) -> None:
     try:
         _runs(workflow).pop(ctx.store, None)
-        for event in await state.stream.close():  # its citation events, CUSTOM all
+        async for event in state.stream.close():  # its citation events, CUSTOM all
             if isinstance(event, CustomEvent):
                 ctx.write_event_to_stream(CustomWorkflowEvent(name=event.name, value=event.value))
     except Exception:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator
 
 from ag_ui.core import CustomEvent
 
@@ -166,24 +166,22 @@ class CitationRun:
 
     # -- what the answer cites ---------------------------------------------------------
 
-    async def citation_events(self) -> list[CustomEvent]:
+    async def citation_events(self) -> AsyncIterator[CustomEvent]:
         """One `moca.citations` event per assistant message with text, in the order the
-        messages began, for each message not muted and not given one before.
+        messages began, for each message not muted and not given one before; each as soon
+        as its own citations are resolved, so a slow lookup holds back no earlier message.
 
-        Never raises: a failure is logged and no event is made for the run.
+        Never raises: a failure is logged and no further event is made for the run.
         """
-        events: list[CustomEvent] = []
         try:
             for message_id in self.messages.to_cite():
                 event = await self.event_for(message_id)
                 if event is not None:
-                    events.append(event)
+                    yield event
         except Exception:
             logger.exception("moca_agui: no citations sent for this run; the answer is unchanged")
-            return []
         finally:
             self._lookups.cancel()  # what was looked up ahead and never cited
-        return events
 
     async def event_for(self, message_id: str) -> CustomEvent | None:
         """The `moca.citations` event for one message, or None if it has no text or failed."""

@@ -85,14 +85,14 @@ async def cited(
                         activate(run)
                     continue
             if stream.feed(event):
-                for extra in await stream.flush():
+                async for extra in stream.flush():
                     yield extra
             run = stream.run
             parts_of, parts = stream.delta_path()
             yield event
             if active() is not run:  # the consumer's context, or a new run began
                 activate(run)
-        for extra in await stream.close():
+        async for extra in stream.close():
             yield extra
     finally:
         stream.stop()  # a client that left leaves nothing of the run running

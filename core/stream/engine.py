@@ -11,7 +11,7 @@ RUN_ERROR, and none for a message started and never ended.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 
 from ag_ui.core import BaseEvent, RawEvent, TextMessageContentEvent
 
@@ -36,9 +36,11 @@ class CitationStream(StreamSink):
         stream = CitationStream(run)
         for event in events:
             if stream.feed(event):
-                send(*await stream.flush())
+                async for extra in stream.flush():
+                    send(extra)
             send(event)
-        send(*await stream.close())
+        async for extra in stream.close():
+            send(extra)
 
     (`cite` also appends text deltas itself where `delta_path` says it may.)
 
@@ -99,7 +101,7 @@ class CitationStream(StreamSink):
 
     def feed(self, event: object) -> bool:
         """Take in the stream's next event; True when the run's citation events are due
-        before it (send `await flush()` first)."""
+        before it (send what `flush()` yields first)."""
         if type(event) is RawEvent:  # the follower reads nothing of it, it closes nothing
             return False
         due = self._observe(event)
@@ -170,18 +172,20 @@ class CitationStream(StreamSink):
                     )
                     self.run.mute(message_id)
 
-    async def flush(self) -> list[BaseEvent]:
-        """The run's citation events, once; none if the run failed or errored."""
+    async def flush(self) -> AsyncIterator[BaseEvent]:
+        """The run's citation events, once, each as soon as it is made; none if the run
+        failed or errored."""
         if not self._alive or self._sent:
-            return []
+            return
         self._sent = True
         # A message's event goes after its TEXT_MESSAGE_END: one that never ended gets none.
         for message_id in self._open:
             logger.warning("moca_agui: message %.80s never ended; no citations for it", message_id)
             self.run.mute(message_id)
-        return list(await self.run.citation_events())
+        async for event in self.run.citation_events():
+            yield event
 
-    async def close(self) -> list[BaseEvent]:
+    async def close(self) -> AsyncIterator[BaseEvent]:
         """The stream ended: the citation events still due (an open chunked message ends)."""
         if self._alive:
             try:
@@ -189,7 +193,8 @@ class CitationStream(StreamSink):
             except Exception:
                 logger.exception("moca_agui: citations off for this run; the answer is unchanged")
                 self._alive = False
-        return await self.flush()
+        async for event in self.flush():
+            yield event
 
     # -- what the follower reports -----------------------------------------------------
 

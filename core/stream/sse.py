@@ -80,7 +80,7 @@ class SSECitations:
         stream, self._stream = self._stream, None
         if stream is not None:
             try:
-                out.extend([self._encoded(event) for event in await stream.close()])
+                out.extend([self._encoded(event) async for event in stream.close()])
             except Exception:
                 logger.exception("moca_agui: no citations sent for %s", self._where)
         out.append(self._released())
@@ -154,7 +154,7 @@ class SSECitations:
             else:
                 try:
                     if stream.feed(parsed):
-                        out.extend([self._encoded(sent) for sent in await stream.flush()])
+                        out.extend([self._encoded(sent) async for sent in stream.flush()])
                     if ACTIVE_RUN.get() is not stream.run:  # a new run began in this response
                         ACTIVE_RUN.set(stream.run)
                 except Exception:

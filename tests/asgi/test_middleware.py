@@ -315,6 +315,7 @@ async def test_a_citation_layer_that_breaks_costs_citations_not_the_stream(
 
     async def broken(self: Any) -> Any:
         raise RuntimeError("the citation events could not be made")
+        yield  # an async generator, as `flush` is
 
     monkeypatch.setattr("moca_agui.stream.sse.CitationStream.flush", broken)
     body = encoded(RUNS["records and a marker"])

@@ -106,3 +106,27 @@ async def test_a_run_error_mid_lookup_ends_the_lookup():
     assert not citation_events(stream)
     assert await settled(lambda: not other_tasks(baseline))
     assert lookup.cancelled == [ref(A)]
+
+
+async def test_a_slow_lookup_holds_back_no_earlier_messages_event():
+    """The first answer's event leaves while the second answer's lookup still runs: the
+    lookup is released only once the first event has arrived."""
+    said = {"end": False}
+    released = asyncio.Event()
+    lookup = Lookup(said, blocked=released)
+    lookup.blocked = None  # A answers at once; B waits for `released`
+
+    async def waiting(node_ref: str) -> dict[str, Any] | None:
+        if node_ref == ref(B):
+            await released.wait()
+        return await lookup(node_ref)
+
+    events = run(SEARCH, message("m1", "First [1] "), message("m2", "Second [2] "))
+    stream = moca_agui.cite(streamed(events, said), lookup=waiting, lookup_timeout=5)
+    values = []
+    async for event in stream:
+        if event.type == "CUSTOM":
+            values.append(event.value)
+            released.set()  # the first event came: the second lookup may end
+    assert [v["messageId"] for v in values] == ["m1", "m2"]
+    assert [c["record"] for v in values for c in v["citations"]] == [A, B]
