@@ -100,26 +100,28 @@ class Lookups:
 
     def left_out(self, ref: str, tool: str) -> None:
         """Say once why a node named only by a compact result is left out: no `lookup`."""
-        if self._lookup is None and ref not in self._warned:
-            self._warned.add(ref)
-            logger.warning(
-                "moca_agui: left out %s: %s returned a compact result, not a citation "
-                'record; call %s with detail: "full", or pass lookup=<ref -> record> '
-                "to moca_agui",
-                ref, tool, tool,
-            )  # fmt: skip
+        self._say_once(
+            ref,
+            "moca_agui: left out %s: %s returned a compact result, not a citation record; "
+            'call %s with detail: "full", or pass lookup=<ref -> record> to moca_agui',
+            tool,
+            tool,
+        )
 
     def left_out_earlier(self, ref: str) -> None:
         """Say once why a node read in an earlier turn is left out: no record of this run,
         and no `lookup` to ask the Reader again."""
+        self._say_once(
+            ref,
+            "moca_agui: left out %s: it was read in an earlier turn, and the thread's records "
+            "are not trusted; to cite follow-up answers, pass "
+            "lookup=moca_agui.reader_lookup(<call the Reader's moca_get_node>)",
+        )
+
+    def _say_once(self, ref: str, message: str, *args: object) -> None:
         if self._lookup is None and ref not in self._warned:
             self._warned.add(ref)
-            logger.warning(
-                "moca_agui: left out %s: it was read in an earlier turn, and the thread's "
-                "records are not trusted; to cite follow-up answers, pass "
-                "lookup=moca_agui.reader_lookup(<call the Reader's moca_get_node>)",
-                ref,
-            )
+            logger.warning(message, ref, *args)
 
     async def _look_up(self, lookup: Lookup, ref: str) -> None:
         try:

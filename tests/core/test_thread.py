@@ -20,6 +20,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import StreamingResponse
 from starlette.routing import Route
+from thread_turns import Lookup
 
 import moca_agui
 import moca_agui.adapter
@@ -50,18 +51,6 @@ def numbered_view(*shown: tuple[str, dict[str, Any]]) -> dict[str, Any]:
 
 def turn_input(*history: dict[str, Any], run_id: str = "run-2") -> RunAgentInput:
     return RunAgentInput.model_validate(run_input(run_id=run_id, history=history))
-
-
-class Lookup:
-    """A `lookup` that answers from the Reader's own records, and counts what it was asked."""
-
-    def __init__(self, *records: dict[str, Any]) -> None:
-        self.records = {ref(r): r for r in records}
-        self.asked: list[str] = []
-
-    async def __call__(self, node_ref: str) -> dict[str, Any] | None:
-        self.asked.append(node_ref)
-        return self.records.get(node_ref)
 
 
 async def cited(input: RunAgentInput, *parts: Any, **options: Any) -> list[dict[str, Any]]:
