@@ -43,6 +43,7 @@ def tests(session: nox.Session) -> None:
     runs it, and the npm package's tests, as `js` runs them.
     """
     _install_all(session, "-e", ".[all,test]", LLAMA_INDEX_MCP, "mypy")
+    _npm_ci(session)  # before pytest: the browser test of <MocaSources> renders with it
     session.run(
         "pytest",
         "--ignore=tests/agent_framework_adapter",
@@ -364,12 +365,20 @@ def js(session: nox.Session) -> None:
     """The npm package `js/`: its types (tsc) and `node --test` against the real
     @ag-ui/client and `moca-agui demo` of every framework in [all] (Node 20, npm)."""
     session.install("-e", ".[all]")
+    _npm_ci(session)
     _js_tests(session)
 
 
-def _js_tests(session: nox.Session) -> None:
+def _npm_ci(session: nox.Session) -> None:
+    """The npm package's dependencies, as its lock file pins them (js/node_modules)."""
     session.chdir("js")
     session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
+    session.chdir("..")
+
+
+def _js_tests(session: nox.Session) -> None:
+    """The npm package's types (tsc) and tests (node --test), its dependencies installed."""
+    session.chdir("js")
     session.run("npm", "run", "types", external=True)
     session.run("npm", "test", external=True)
     session.chdir("..")
