@@ -168,7 +168,10 @@ def numbered_view(result: object) -> list[tuple[str | None, object]] | None:
     """Each entry of a numbered result (what `moca_agui.numbered` showed the model): its
     marker (None: it names no node) and the Reader's result beside it; None if `result`
     is not one."""
-    value = parse_json(result) if isinstance(result, str) else result
+    try:
+        value = parse_json(result) if isinstance(result, str) else result
+    except ValueError:  # not JSON: a Reader's error text, say
+        return None
     entries = value.get("results") if isinstance(value, Mapping) else None
     if not isinstance(entries, list) or not entries:
         return None

@@ -159,6 +159,16 @@ async def test_a_thread_that_cannot_be_read_costs_only_the_earlier_sources(caplo
     assert await cited(turn_input(*hostile), *parts) == [{"marker": "[1]", "record": C}]
 
 
+async def test_an_earlier_result_that_is_not_json_costs_only_itself():
+    thread = [
+        *earlier_turn(1, "moca_get_node", "Error: no node nope.md", "Not found."),
+        *earlier_turn(2, "moca_get_node", A, "See [1]."),
+    ]
+    parts = (tool_call("c3", "moca_get_node", C), message("m3", "A [1]; C [2]."))
+    later = await cited(turn_input(*thread, run_id="run-3"), *parts, lookup=Lookup(A))
+    assert later == [{"marker": "[1]", "record": A}, {"marker": "[2]", "record": C}]
+
+
 async def test_an_instrumented_run_function_reads_the_thread_of_its_input():
     async def run_agent(input: RunAgentInput) -> AsyncIterator[BaseEvent]:
         for event in run(message("m2", "As said [1].")):
