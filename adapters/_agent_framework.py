@@ -70,7 +70,7 @@ class CitingAgentFrameworkAgent(AgentFrameworkAgent):
         run.read_history(input_data.get("messages") or ())  # the thread the client sent
         results.run = run
         events = super(CitingAgentFrameworkAgent, this_run).run(input_data, **kwargs)
-        cited_events = cited(events, CitationStream(run, snapshot_replaces=True))
+        cited_events = cited(events, CitationStream(run))
         return cast(AsyncGenerator[BaseEvent], cited_events)  # an async generator, as the parent's
 
 

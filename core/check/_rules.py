@@ -56,6 +56,7 @@ class _Message:
     last_text: int = -1  # index of its last START, CONTENT, END or chunk
     ended: bool = False  # its TEXT_MESSAGE_END, the end of its chunks, or a snapshot
     event: int | None = None  # index of its moca.citations event
+    dropped: int | None = None  # index of the MESSAGES_SNAPSHOT that left it out
 
 
 @dataclass(slots=True)
@@ -81,6 +82,7 @@ class _Checker(StreamSink):
         self.runs: list[_Run] = []
         self._follower = Follower(self)
         self._index = 0  # of the event being read
+        self._snapshot_ids: set[str] = set()  # every message id of the snapshot being read
         self._kind: object = None  # its type
 
     def add(self, level: Level, section: str, rule: str, event: int, message: str) -> None:
@@ -93,6 +95,8 @@ class _Checker(StreamSink):
             if not self.runs and self._kind != "RUN_STARTED":
                 self.run_started()  # events before any RUN_STARTED: a run all the same
             self._follower.feed(event)
+            if self._kind == "MESSAGES_SNAPSHOT":
+                self._snapshot_read()
         self._kind = None
         self._follower.close()
 
@@ -130,11 +134,22 @@ class _Checker(StreamSink):
     def tool_result(self, tool_call_id: str, tool_name: str | None, content: object) -> None:
         self._result(tool_call_id, tool_name, content)
 
+    def snapshot_started(self) -> None:
+        self._snapshot_ids = set()
+
+    def _snapshot_read(self) -> None:
+        """The client holds the snapshot's messages and no other: an event after this one
+        that names a message it left out names a message no client holds."""
+        for message_id, message in self._run.messages.items():
+            if message_id not in self._snapshot_ids and message.dropped is None:
+                message.dropped = self._index
+
     def snapshot_message(
         self, message_id: str, role: str, content: object, tool_call_id: str | None
     ) -> None:
         """Tool results, and the assistant messages of a model that does not stream: their
         text arrives only here, so their event belongs after this snapshot."""
+        self._snapshot_ids.add(message_id)
         run = self._run
         if role == "tool" and tool_call_id is not None:
             self._result(tool_call_id, self._follower.tool_name(tool_call_id), content)
@@ -220,6 +235,13 @@ class _Checker(StreamSink):
             )  # fmt: skip
             return
         message.event = index
+        if message.dropped is not None and message.dropped < index:
+            self.add(
+                "error", "§4", "a message the client holds", index,
+                f"message {read.message_id!r} was left out by the MESSAGES_SNAPSHOT at event "
+                f"{message.dropped}, so no client holds it now and every client ignores this "
+                "event: name the snapshot's id of that answer",
+            )  # fmt: skip
         self._placement(run, index, read.message_id, message)
         self._sources(run, index, read.citations)
         self._order(index, message.text, read.citations)
@@ -325,6 +347,8 @@ class _Checker(StreamSink):
             if run.errored:
                 continue
             for message_id, message in run.messages.items():
+                if message.dropped is not None:
+                    continue  # a snapshot replaced it: the client holds it no more
                 if message.role == "assistant" and message.text.strip() and message.event is None:
                     self.add(
                         "warning", "§3", "an event per message", max(message.last_text, 0),

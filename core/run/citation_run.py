@@ -164,6 +164,11 @@ class CitationRun:
         """Never cite this message (another role's, or one cited upstream)."""
         self.messages.mute(message_id)
 
+    def rename(self, old: str, new: str) -> None:
+        """The client now holds the message `old` as `new` (a MESSAGES_SNAPSHOT renamed
+        it): its citation event names `new`."""
+        self.messages.rename(old, new)
+
     # -- what the answer cites ---------------------------------------------------------
 
     async def citation_events(self) -> AsyncIterator[CustomEvent]:

@@ -39,6 +39,15 @@ class Messages:
     def mute(self, message_id: str) -> None:
         self._muted.add(message_id)
 
+    def rename(self, old: str, new: str) -> None:
+        """The message `old` is now `new` (a snapshot renamed it): its text, its place
+        and whether it is muted or cited go with it. `new` must hold no text."""
+        self._texts = {new if mid == old else mid: parts for mid, parts in self._texts.items()}
+        for ids in (self._muted, self._sent):
+            if old in ids:
+                ids.discard(old)
+                ids.add(new)
+
     def to_cite(self) -> list[str]:
         """The messages with text to cite now, each once: not muted, not cited before."""
         due = [mid for mid in self.with_text() if mid not in self._muted and mid not in self._sent]

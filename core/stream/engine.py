@@ -17,6 +17,7 @@ from ag_ui.core import BaseEvent, RawEvent, TextMessageContentEvent
 
 from ..run import CitationRun
 from .follow import Follower, StreamSink
+from .renames import renames
 
 __all__ = ["CitationStream"]
 
@@ -44,10 +45,13 @@ class CitationStream(StreamSink):
 
     (`cite` also appends text deltas itself where `delta_path` says it may.)
 
-    `snapshot_text(message_id)` says whether an assistant message of a MESSAGES_SNAPSHOT
-    is an answer of this run, whose text the snapshot may be the only carrier of (a model
-    that does not stream); None: no snapshot carries text. With `snapshot_replaces`, the
-    run's messages a snapshot leaves out are not cited: the client holds them no more.
+    A MESSAGES_SNAPSHOT replaces the client's messages (as `@ag-ui/client` applies it), so
+    each event names the id the client holds when it arrives: an answer the snapshot
+    gives another id (the same text, under an id the run had not seen) is cited under
+    the snapshot's id; one it leaves out otherwise is not cited. `snapshot_text(message_id)`
+    says whether a snapshot's assistant message the run has no text of is an answer of
+    this run, whose text the snapshot is the only carrier of (a model that does not
+    stream); None: no snapshot carries text.
 
     A new RUN_STARTED in the same stream starts a new run with the same options
     (`run` names the current one). Never raises into the stream: a failure turns the
@@ -63,9 +67,8 @@ class CitationStream(StreamSink):
         "_open",
         "_parts",
         "_parts_of",
-        "_replaces",
         "_sent",
-        "_snapshot_ids",
+        "_snapshot",
         "_snapshot_text",
         "_started",
         "run",
@@ -76,11 +79,9 @@ class CitationStream(StreamSink):
         run: CitationRun,
         *,
         snapshot_text: Callable[[str], bool] | None = None,
-        snapshot_replaces: bool = False,
     ) -> None:
         self._follower = Follower(self)
         self._snapshot_text = snapshot_text
-        self._replaces = snapshot_replaces
         self._reset(run)
 
     def _reset(self, run: CitationRun) -> None:
@@ -90,7 +91,8 @@ class CitationStream(StreamSink):
         self._sent = False
         self._started = False
         self._open: set[str] = set()  # messages started and not yet ended
-        self._snapshot_ids: set[str] | None = None  # assistant ids of the last snapshot
+        #: The assistant messages of the snapshot being read: (id, content), in order.
+        self._snapshot: list[tuple[str, object]] | None = None
         self._ahead = False  # whether answers are read as they stream (`run.looks_ahead`)
         self._carry: dict[str, str] = {}  # message id -> its text since its last space
         self._no_delta_path()
@@ -135,8 +137,8 @@ class CitationStream(StreamSink):
             logger.exception("moca_agui: citations off for this run; the answer is unchanged")
             self._alive = False
             return False
-        if self._snapshot_ids is not None:
-            self._snapshot_read(self._snapshot_ids)
+        if self._snapshot is not None:
+            self._snapshot_read(self._snapshot)
         self._ahead = self._alive and self.run.looks_ahead
         due, self._due = self._due, False
         return due
@@ -160,17 +162,28 @@ class CitationStream(StreamSink):
         self._alive = False
         self.run.end_lookups()
 
-    def _snapshot_read(self, shown: set[str]) -> None:
-        """A snapshot was read: with `snapshot_replaces`, the run's messages it leaves out
-        are cited no more."""
-        self._snapshot_ids = None
-        if self._replaces:
-            for message_id in self.run.message_ids():
-                if message_id not in shown:
-                    logger.info(
-                        "moca_agui: message %s is not in the snapshot; not cited", message_id
-                    )
-                    self.run.mute(message_id)
+    def _snapshot_read(self, shown: list[tuple[str, object]]) -> None:
+        """A snapshot was read: the client now holds its messages and no other. The run's
+        answers it renamed take their new ids; those it left out are cited no more."""
+        self._snapshot = None
+        run = self.run
+        ids = {message_id for message_id, _ in shown}
+        for old, new in renames(run, shown, ids, self._open):
+            logger.debug("moca_agui: the snapshot names message %s %s", old, new)
+            run.rename(old, new)
+        for message_id, content in shown:
+            if (
+                self._snapshot_text is not None
+                and isinstance(content, str)
+                and content.strip()
+                and not run.text_of(message_id)
+                and self._snapshot_text(message_id)
+            ):
+                run.add_text(message_id, content)
+        for message_id in run.message_ids():
+            if message_id not in ids:
+                logger.info("moca_agui: message %s is not in the snapshot; not cited", message_id)
+                run.mute(message_id)
 
     async def flush(self) -> AsyncIterator[BaseEvent]:
         """The run's citation events, once, each as soon as it is made; none if the run
@@ -236,23 +249,13 @@ class CitationStream(StreamSink):
         self.run.capture(tool_name, content, tool_call_id=tool_call_id)
 
     def snapshot_started(self) -> None:
-        self._snapshot_ids = set()
+        self._snapshot = []
 
     def snapshot_message(
         self, message_id: str, role: str, content: object, tool_call_id: str | None
     ) -> None:
-        if role != "assistant":
-            return
-        if self._snapshot_ids is not None:
-            self._snapshot_ids.add(message_id)
-        if (
-            self._snapshot_text is not None
-            and isinstance(content, str)
-            and content.strip()
-            and not self.run.text_of(message_id)
-            and self._snapshot_text(message_id)
-        ):
-            self.run.add_text(message_id, content)
+        if role == "assistant" and self._snapshot is not None:
+            self._snapshot.append((message_id, content))
 
     def citations(self, value: object) -> None:
         if isinstance(value, dict):

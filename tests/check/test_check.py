@@ -128,6 +128,37 @@ def test_message_id_not_of_this_run(stream: list[dict[str, Any]]) -> None:
     assert ("error", "§2", "messageId", at) in rules(check_events(events))
 
 
+def renamed_by_a_snapshot(stream: list[dict[str, Any]], *, event_names: str) -> list[dict]:
+    """`stream` with a MESSAGES_SNAPSHOT before the event that gives the answer another id
+    (as ag-ui-crewai does), the event naming `event_names`: "streamed" or "snapshot"."""
+    events = broken(stream)
+    start = events[index_of(events, "TEXT_MESSAGE_START")]
+    text = "".join(
+        e["delta"] for e in events
+        if e["type"] == "TEXT_MESSAGE_CONTENT" and e["messageId"] == start["messageId"]
+    )  # fmt: skip
+    answer = {"id": "snapshot-id", "role": "assistant", "content": text}
+    at = index_of(events, "CUSTOM", "moca.citations")
+    events.insert(at, {"type": "MESSAGES_SNAPSHOT", "messages": [answer]})
+    if event_names == "snapshot":
+        event_value(events)["messageId"] = "snapshot-id"
+    return events
+
+
+def test_an_event_naming_an_answer_a_snapshot_renamed(stream: list[dict[str, Any]]) -> None:
+    events = renamed_by_a_snapshot(stream, event_names="streamed")
+    at = index_of(events, "CUSTOM", "moca.citations")
+    [finding] = [f for f in check_events(events) if f.rule == "a message the client holds"]
+    assert rules([finding]) == [("error", "§4", "a message the client holds", at)]
+    assert f"left out by the MESSAGES_SNAPSHOT at event {at - 1}" in finding.message
+
+
+def test_an_event_naming_the_snapshots_id_of_the_answer_passes(
+    stream: list[dict[str, Any]],
+) -> None:
+    assert check_events(renamed_by_a_snapshot(stream, event_names="snapshot")) == []
+
+
 def test_message_id_of_a_user_message(stream: list[dict[str, Any]]) -> None:
     events = broken(stream)
     user = [

@@ -1,0 +1,124 @@
+"""Each event names a message the client holds when it arrives.
+
+A MESSAGES_SNAPSHOT replaces the client's messages (`@ag-ui/client` applies it so), and
+emitters may name a streamed answer otherwise there (CrewAI: a completion id streamed, a
+uuid in the snapshot; ag-ui-adk: ADK event ids). The answer's event then names the
+snapshot's id; an answer the snapshot leaves out, or that cannot be told apart from
+another, gets none.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import httpx
+from ag_ui.core import AssistantMessage, BaseEvent, MessagesSnapshotEvent, ToolMessage, UserMessage
+from ag_ui.encoder import EventEncoder
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import StreamingResponse
+from starlette.routing import Route
+from thread_turns import after_run
+
+import moca_agui
+from moca_agui.asgi import CitationMiddleware
+from streams import message, run, source, tool_call
+from support import citation_events, collect, parse_sse, record, ref, run_input
+
+A = record("a.md")
+
+
+def snapshot(*answers: tuple[str, str]) -> MessagesSnapshotEvent:
+    """The thread as the emitter holds it: the question, the Reader call, and `answers`."""
+    call = {
+        "id": "c1",
+        "type": "function",
+        "function": {"name": "moca_get_node", "arguments": "{}"},
+    }
+    return MessagesSnapshotEvent(
+        messages=[
+            UserMessage(id="u1", content="q"),
+            AssistantMessage(id="call-message", tool_calls=[call]),
+            ToolMessage(id="tool-c1", tool_call_id="c1", content="{}"),
+            *(AssistantMessage(id=mid, content=text) for mid, text in answers),
+        ]
+    )
+
+
+async def events_of(*parts: Any) -> list[dict[str, Any]]:
+    return await collect(moca_agui.cite(source(run(tool_call("c1", "moca_get_node", A), *parts))))
+
+
+def held_when_it_arrives(stream: list[dict[str, Any]]) -> list[bool]:
+    """For each citation event: whether `@ag-ui/client` holds the message it names then."""
+    held = []
+    for at, event in enumerate(stream):
+        if event.get("name") == "moca.citations":
+            messages = after_run([], stream[:at])
+            held.append(any(m["id"] == event["value"]["messageId"] for m in messages))
+    return held
+
+
+async def test_an_answer_the_snapshot_renames_is_cited_under_the_snapshots_id():
+    stream = await events_of(
+        message("chatcmpl-1", "Mark the ", "queen [1]."),
+        snapshot(("5580bf26", "Mark the queen [1].")),
+    )
+    [value] = citation_events(stream)
+    assert value["messageId"] == "5580bf26"
+    assert value["citations"] == [{"marker": "[1]", "record": A}]
+    assert held_when_it_arrives(stream) == [True]
+
+
+async def test_an_answer_the_snapshot_keeps_under_its_id_keeps_it():
+    stream = await events_of(message("m1", "See [1]."), snapshot(("m1", "See [1].")))
+    assert [v["messageId"] for v in citation_events(stream)] == ["m1"]
+
+
+async def test_an_answer_the_snapshot_drops_is_not_cited(caplog):
+    caplog.set_level(logging.INFO, "moca_agui")
+    stream = await events_of(message("m1", "See [1]."), snapshot(("other", "Another answer.")))
+    assert citation_events(stream) == []
+    assert "message m1 is not in the snapshot; not cited" in caplog.text
+
+
+async def test_two_answers_of_one_text_renamed_are_left_out_not_guessed():
+    stream = await events_of(
+        message("s1", "See [1]."),
+        message("s2", "See [1]."),
+        snapshot(("n1", "See [1]."), ("n2", "See [1].")),
+    )
+    assert citation_events(stream) == []
+
+
+async def test_a_message_the_run_already_holds_is_never_taken_for_a_renamed_one():
+    stream = await events_of(
+        message("m1", "See [1]."),
+        message("m2", "See [1]."),
+        snapshot(("m2", "See [1]."), ("new", "See [1].")),
+    )
+    assert [v["messageId"] for v in citation_events(stream)] == ["new", "m2"]
+
+
+async def test_the_middleware_names_the_snapshots_id_too():
+    async def endpoint(request: Request) -> StreamingResponse:
+        events: list[BaseEvent] = run(
+            tool_call("c1", "moca_get_node", A),
+            message("chatcmpl-1", "Mark the queen [1]."),
+            snapshot(("5580bf26", "Mark the queen [1].")),
+        )
+        encoder = EventEncoder()
+        return StreamingResponse(
+            (encoder.encode(e) for e in events), media_type="text/event-stream"
+        )
+
+    app = CitationMiddleware(Starlette(routes=[Route("/", endpoint, methods=["POST"])]))
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        response = await client.post("/", json=run_input())
+    stream = parse_sse(response.text)
+    [value] = citation_events(stream)
+    assert value["messageId"] == "5580bf26"
+    assert value["citations"][0]["record"]["node"]["ref"] == ref(A)
+    assert held_when_it_arrives(stream) == [True]
