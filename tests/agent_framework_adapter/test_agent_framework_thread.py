@@ -1,23 +1,28 @@
 """Microsoft Agent Framework over turns of one thread, as @ag-ui/client sends them (the
 whole thread each run, built from the previous run's events; agent-framework-ag-ui keeps
-no thread of its own by default): numbered tools count on, an earlier source is cited only
-with the record `lookup` gives now, a forged record the client sends back is never sent,
-and a source read again keeps its number."""
+no thread of its own by default), and as a client that sends only its new messages to an
+endpoint that keeps the thread (`snapshot_store=`): numbered tools count on, an earlier
+source is cited only with the record `lookup` gives now, a forged record the client sends
+back is never sent, and a source read again keeps its number."""
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+import agent_framework_ag_ui
 import httpx
+import pytest
 from af_support import app_for, chat_agent, events_of
 from agent_framework import Content, Message, tool
-from agent_framework_ag_ui import AgentFrameworkAgent
+from agent_framework_ag_ui import AgentFrameworkAgent, add_agent_framework_fastapi_endpoint
+from fastapi import FastAPI
 from thread_turns import Steps, follow_ups, get_node, numbered_over_three_turns, search_hits
 
 import moca_agui
-from moca_agui.demo.frameworks.agent_framework import ScriptedChatClient
+from moca_agui.demo.frameworks.agent_framework import ScriptedChatClient, endpoint_options
 from support import Call, assert_valid_stream
 
 
@@ -47,10 +52,28 @@ def moca_get_node(node_id: str) -> dict[str, Any]:
     return get_node(node_id)
 
 
-def serve(steps: Steps, *, numbered: bool, **options: Any) -> Any:
+def cited_agent(steps: Steps, numbered: bool, **options: Any) -> Any:
     tools = [tool(moca_search), tool(moca_get_node)]
     agent = chat_agent(thread_client(steps), *(moca_agui.numbered(tools) if numbered else tools))
-    return app_for(moca_agui.instrument(AgentFrameworkAgent(agent=agent), **options))
+    return moca_agui.instrument(AgentFrameworkAgent(agent=agent), **options)
+
+
+def serve(steps: Steps, *, numbered: bool, **options: Any) -> Any:
+    return app_for(cited_agent(steps, numbered, **options))
+
+
+def serve_keeping_threads(steps: Steps, *, numbered: bool, **options: Any) -> Any:
+    """The endpoint with the framework's in-memory Thread Snapshot store."""
+    store = getattr(agent_framework_ag_ui, "InMemoryAGUIThreadSnapshotStore", None)
+    parameters = inspect.signature(add_agent_framework_fastapi_endpoint).parameters
+    if store is None or "snapshot_store" not in parameters:
+        pytest.skip("this agent-framework-ag-ui keeps no thread (no snapshot_store)")
+    app = FastAPI()
+    agent = cited_agent(steps, numbered, **options)
+    add_agent_framework_fastapi_endpoint(
+        app, agent, "/", snapshot_store=store(), **endpoint_options()
+    )
+    return app
 
 
 async def post(app: Any, body: dict[str, Any]) -> list[dict[str, Any]]:
@@ -70,3 +93,12 @@ async def test_numbered_tools_count_on_over_three_turns_and_a_source_read_again_
 
 async def test_follow_ups_cite_earlier_sources_only_with_the_record_lookup_gives_now():
     await follow_ups(serve, post=post)
+
+
+async def test_an_endpoint_that_keeps_the_thread_numbers_on_for_a_client_sending_only_new_ones():
+    """The store holds the thread; each run's input is the new question alone."""
+    await numbered_over_three_turns(serve_keeping_threads, post=post, whole_thread=False)
+
+
+async def test_an_endpoint_that_keeps_the_thread_numbers_on_for_a_client_sending_it_whole():
+    await numbered_over_three_turns(serve_keeping_threads, post=post)
