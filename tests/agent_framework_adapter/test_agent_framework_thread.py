@@ -7,22 +7,23 @@ back is never sent, and a source read again keeps its number."""
 
 from __future__ import annotations
 
-import inspect
 import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-import agent_framework_ag_ui
 import httpx
-import pytest
 from af_support import app_for, chat_agent, events_of
 from agent_framework import Content, Message, tool
-from agent_framework_ag_ui import AgentFrameworkAgent, add_agent_framework_fastapi_endpoint
+from agent_framework_ag_ui import (
+    AgentFrameworkAgent,
+    InMemoryAGUIThreadSnapshotStore,
+    add_agent_framework_fastapi_endpoint,
+)
 from fastapi import FastAPI
 from thread_turns import Steps, follow_ups, get_node, numbered_over_three_turns, search_hits
 
 import moca_agui
-from moca_agui.demo.frameworks.agent_framework import ScriptedChatClient, endpoint_options
+from moca_agui.demo.frameworks.agent_framework import ScriptedChatClient
 from support import Call, assert_valid_stream
 
 
@@ -63,15 +64,15 @@ def serve(steps: Steps, *, numbered: bool, **options: Any) -> Any:
 
 
 def serve_keeping_threads(steps: Steps, *, numbered: bool, **options: Any) -> Any:
-    """The endpoint with the framework's in-memory Thread Snapshot store."""
-    store = getattr(agent_framework_ag_ui, "InMemoryAGUIThreadSnapshotStore", None)
-    parameters = inspect.signature(add_agent_framework_fastapi_endpoint).parameters
-    if store is None or "snapshot_store" not in parameters:
-        pytest.skip("this agent-framework-ag-ui keeps no thread (no snapshot_store)")
+    """The endpoint with the framework's in-memory Thread Snapshot store, every request in
+    one snapshot scope."""
     app = FastAPI()
-    agent = cited_agent(steps, numbered, **options)
     add_agent_framework_fastapi_endpoint(
-        app, agent, "/", snapshot_store=store(), **endpoint_options()
+        app,
+        cited_agent(steps, numbered, **options),
+        "/",
+        snapshot_store=InMemoryAGUIThreadSnapshotStore(),
+        snapshot_scope_resolver=lambda request: "tests",
     )
     return app
 
