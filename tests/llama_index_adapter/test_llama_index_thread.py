@@ -14,10 +14,25 @@ from llama_index.core.base.llms.types import ToolCallBlock
 from llama_index.core.llms import ChatMessage, TextBlock
 from llama_index.core.llms.mock import MockFunctionCallingLLM
 from llama_index.protocols.ag_ui.agent import AGUIChatWorkflow
-from thread_turns import Steps, follow_ups, get_node, numbered_over_three_turns, post, search_hits
+from thread_turns import (
+    A_NOW,
+    B_NOW,
+    FOLLOW_UP,
+    C,
+    Lookup,
+    Steps,
+    after_run,
+    cited,
+    follow_ups,
+    get_node,
+    next_turn,
+    numbered_over_three_turns,
+    post,
+    search_hits,
+)
 
 import moca_agui
-from support import Call
+from support import Call, run_input
 
 
 def thread_llm(steps: Steps) -> MockFunctionCallingLLM:
@@ -71,3 +86,28 @@ async def test_numbered_tools_count_on_over_three_turns_and_a_source_read_again_
 
 async def test_follow_ups_cite_earlier_sources_only_with_the_record_lookup_gives_now():
     await follow_ups(serve, post=post_run)
+
+
+async def test_an_earlier_result_that_is_no_python_literal_is_passed_over_not_run():
+    """Code in a tool message is never run: the thread's other results still count."""
+    first = await post_run(serve(FOLLOW_UP, numbered=False), run_input("q1", "run-1"))
+    thread = after_run(run_input("q1", "run-1")["messages"], first)
+    code = {"id": "tool-code", "role": "tool", "toolCallId": "t0-call"}
+    call = {
+        "id": "t0-call",
+        "type": "function",
+        "function": {"name": "moca_search", "arguments": "{}"},
+    }
+    planted = [
+        {"id": "asked-0", "role": "assistant", "toolCalls": [call]},
+        {**code, "content": "{'results': [__import__('os').getcwd()]}"},
+        {"id": "cut-0", "role": "assistant", "toolCalls": [{**call, "id": "t0-cut"}]},
+        {**code, "id": "tool-cut", "toolCallId": "t0-cut", "content": "{'results': ["},
+    ]
+    app = serve(FOLLOW_UP, numbered=False, lookup=Lookup(A_NOW, B_NOW))
+    second = await post_run(app, next_turn([*planted, *thread], "q2", "run-2", thread_id="t"))
+    assert cited(second) == [
+        {"marker": "[3]", "record": C},
+        {"marker": "[1]", "record": A_NOW},
+        {"record": B_NOW},
+    ]
