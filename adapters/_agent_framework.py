@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import copy
 import logging
-from collections.abc import AsyncGenerator, AsyncIterable, Awaitable
+from collections.abc import AsyncGenerator, AsyncIterable, Awaitable, Iterable
 from typing import Any, TypeVar, cast
 
 from ag_ui.core import BaseEvent
@@ -40,6 +40,9 @@ logger = logging.getLogger("moca_agui")
 
 T = TypeVar("T")
 
+#: Where agent-framework-ag-ui's endpoint puts a run's snapshot scope in `input_data`.
+_SNAPSHOT_SCOPE = "__ag_ui_snapshot_scope"
+
 
 class CitingAgentFrameworkAgent(AgentFrameworkAgent):
     """An `AgentFrameworkAgent` whose runs send one `moca.citations` event per assistant
@@ -51,7 +54,8 @@ class CitingAgentFrameworkAgent(AgentFrameworkAgent):
         Returns `cited`'s stream itself, not a generator around it: one hop less per event.
         A MESSAGES_SNAPSHOT replaces the client's messages (agent-framework-ag-ui 1.0 drops
         the text of a response that also called tools, and gives the rest a new id): the
-        messages it leaves out are not cited.
+        messages it leaves out are not cited. The thread read is the one the client sent,
+        after the one the endpoint keeps if it keeps one (`snapshot_store=`).
         """
         options = options_of(self)
         this_run, results = self, _ToolResults()
@@ -67,9 +71,14 @@ class CitingAgentFrameworkAgent(AgentFrameworkAgent):
             )
         # Each tool's own result is read, when the copy could be made.
         run = CitationRun(options, reads_tool_call_results=this_run is self)
-        run.read_history(input_data.get("messages") or ())  # the thread the client sent
         results.run = run
         events = super(CitingAgentFrameworkAgent, this_run).run(input_data, **kwargs)
+        sent = input_data.get("messages") or ()  # the thread the client sent
+        kept = _kept_thread(self, input_data)
+        if kept is None:
+            run.read_history(sent)
+        else:  # the endpoint keeps the thread: the model reads it, then what was sent
+            events = _after_kept_thread(events, run, sent, *kept)
         cited_events = cited(events, CitationStream(run))
         return cast(AsyncGenerator[BaseEvent], cited_events)  # an async generator, as the parent's
 
@@ -77,6 +86,48 @@ class CitingAgentFrameworkAgent(AgentFrameworkAgent):
 def citing(target: T, options: CitationOptions) -> T:
     """A citing copy of an `AgentFrameworkAgent` subclass or instance, with `options`."""
     return citing_variant(target, CitingAgentFrameworkAgent, options)
+
+
+def _kept_thread(agent: AgentFrameworkAgent, input_data: dict[str, Any]) -> tuple[Any, ...] | None:
+    """(store, scope, thread id) of the thread the endpoint keeps for this run, if it keeps
+    one: agent-framework-ag-ui's Thread Snapshot store (`snapshot_store=`, active with a
+    snapshot scope, which the endpoint puts in `input_data`)."""
+    try:
+        store = getattr(agent.config, "snapshot_store", None)
+        scope = input_data.get(_SNAPSHOT_SCOPE)
+        thread_id = input_data.get("thread_id") or input_data.get("threadId")
+    except Exception:
+        logger.exception("moca_agui: cannot tell whether the endpoint keeps this thread")
+        return None
+    if store is None or not isinstance(scope, str) or not isinstance(thread_id, str):
+        return None
+    return store, scope, thread_id
+
+
+async def _after_kept_thread(
+    events: AsyncGenerator[BaseEvent],
+    run: CitationRun,
+    sent: object,
+    store: Any,
+    scope: str,
+    thread_id: str,
+) -> AsyncGenerator[BaseEvent]:
+    """`events`, once the run has read the thread the endpoint keeps, then the one the
+    client sent (a client may send only its new messages): the framework reads the same
+    snapshot when the run starts, and merges what was sent into it. A call both hold is
+    read once, where the kept thread has it."""
+    kept: list[Any] = []
+    try:
+        snapshot = await store.get(scope=scope, thread_id=thread_id)
+        kept = list(getattr(snapshot, "messages", None) or ())
+    except Exception:
+        logger.exception("moca_agui: the endpoint's thread not read; the client's stands")
+    run.read_history([*kept, *cast(Iterable[Any], sent)])
+    try:
+        async for event in events:
+            yield event
+    finally:
+        await events.aclose()
 
 
 class _ReadingAgent:

@@ -18,8 +18,11 @@ touch it only in synchronous code, so their concurrent workers never interleave.
 
 from __future__ import annotations
 
+import ast
+import json
 import logging
 import uuid
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 from weakref import WeakKeyDictionary
@@ -47,7 +50,7 @@ from llama_index.protocols.ag_ui.events import (  # type: ignore[import-untyped]
 )
 
 from moca_agui import CitationOptions
-from moca_agui.adapter import CitationRun, CitationStream
+from moca_agui.adapter import MAX_RESULT_CHARS, CitationRun, CitationStream
 
 __all__ = ["CitingWorkflow"]
 
@@ -170,13 +173,52 @@ def _runs(workflow: CitingWorkflow) -> WeakKeyDictionary[Any, _RunState]:
 def _start_run(workflow: CitingWorkflow, ctx: Context, ev: InputEvent) -> _RunState | None:
     try:
         run = CitationRun(workflow.moca_agui_options)
-        run.read_history(ev.input_data.messages or ())  # the thread the client sent
+        run.read_history(_thread(ev.input_data.messages or ()))  # the thread the client sent
         state = _RunState(CitationStream(run))
         _runs(workflow)[ctx.store] = state
         return state
     except Exception:
         logger.exception("moca_agui: citations off for this run; the answer is unchanged")
         return None
+
+
+def _thread(messages: Iterable[Any]) -> list[Any]:
+    """The thread the client sent, each tool result in it as the value the tool returned.
+
+    LlamaIndex writes a tool's output into its MESSAGES_SNAPSHOT as `str()` of it: a dict's
+    Python repr (single quotes, True, None), not JSON, which the client sends back as the
+    tool message's content, and the core reads only JSON. Such a content is read back with
+    `ast.literal_eval` (literals only, never code). The client's messages are not changed:
+    a tool message read is replaced by a wire dict in the list handed to `read_history`.
+    """
+    thread: list[Any] = []
+    for message in messages:
+        content = getattr(message, "content", None)
+        value = _literal(content) if getattr(message, "role", None) == "tool" else content
+        if value is content:
+            thread.append(message)
+        else:
+            tool_call_id = getattr(message, "tool_call_id", None)
+            thread.append({"role": "tool", "toolCallId": tool_call_id, "content": value})
+    return thread
+
+
+def _literal(content: object) -> object:
+    """A tool message's content that is a dict's or a list's JSON or Python repr, as its
+    value (parsed once: JSON fails on a repr at its first quote); anything else (text,
+    content parts, what neither reads) as it is."""
+    if not isinstance(content, str) or len(content) > MAX_RESULT_CHARS:
+        return content
+    if not content.startswith(("{", "[")):  # str() of a dict or a list; a text stays text
+        return content
+    try:
+        return json.loads(content)  # a numbered tool's view, a tool that returns JSON text
+    except (ValueError, RecursionError):
+        pass
+    try:
+        return ast.literal_eval(content)
+    except (ValueError, SyntaxError, RecursionError, MemoryError, TypeError):
+        return content
 
 
 def _run_of(workflow: CitingWorkflow, ctx: Context) -> _RunState | None:

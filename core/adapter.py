@@ -22,7 +22,7 @@ from .plugins.variants import (
 from .records.content import content_parts
 from .records.entry import Entry
 from .records.event import Citation
-from .records.extract import CompactResult, ReaderItem
+from .records.extract import MAX_RESULT_CHARS, CompactResult, ReaderItem
 from .records.references import Mention
 from .records.schema import InvalidRecord, as_record
 from .run import CitationRun
@@ -30,6 +30,7 @@ from .stream.cite import cited, tap
 from .stream.engine import CitationStream
 
 __all__ = [
+    "MAX_RESULT_CHARS",
     "Adapter",
     "Citation",
     "CitationRun",

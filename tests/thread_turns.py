@@ -8,6 +8,7 @@ the adapter tests POST that as the next run's `RunAgentInput`.
 
 from __future__ import annotations
 
+import ast
 import copy
 import json
 import uuid
@@ -127,11 +128,20 @@ def tampered(thread: list[dict[str, Any]], node_ref: str) -> list[dict[str, Any]
     changed = 0
     for message in forged:
         if message["role"] == "tool" and node_ref in str(message["content"]):
-            value = json.loads(message["content"])
+            value, written = _read(message["content"])
             changed += _forge(value, node_ref)
-            message["content"] = json.dumps(value)
+            message["content"] = written(value)
     assert changed, f"no tool message of the thread holds {node_ref}"
     return forged
+
+
+def _read(content: str) -> tuple[Any, Callable[[Any], str]]:
+    """A tool message's content as a value, and how to write it back in the same form: JSON,
+    or the Python repr LlamaIndex sends (`str()` of the tool's output)."""
+    try:
+        return json.loads(content), json.dumps
+    except ValueError:
+        return ast.literal_eval(content), repr
 
 
 def _forge(value: object, node_ref: str) -> int:
@@ -154,17 +164,33 @@ def cited(stream: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [c for value in citation_events(stream) for c in value["citations"]]
 
 
-def shown_markers(stream: list[dict[str, Any]]) -> list[list[str]]:
-    """The markers each numbered tool result of the run showed the model."""
+def shown_markers(
+    stream: list[dict[str, Any]], sent: Iterable[dict[str, Any]] = ()
+) -> list[list[str]]:
+    """The markers each numbered tool result of the run showed the model: in its
+    TOOL_CALL_RESULT events or, in a stream that has none (LlamaIndex's), in the tool
+    messages of its last MESSAGES_SNAPSHOT that answer no call of the thread it was `sent`."""
     shown = []
-    for event in stream:
-        if event["type"] == "TOOL_CALL_RESULT":
-            view = json.loads(event["content"])
-            if isinstance(view.get("result"), str):  # ADK: a function's text, as {"result": text}
-                view = json.loads(view["result"])
-            if any("marker" in entry for entry in view.get("results", ())):
-                shown.append([entry["marker"] for entry in view["results"] if "marker" in entry])
+    for content in _run_results(stream, sent):
+        view = json.loads(content)
+        if isinstance(view.get("result"), str):  # ADK: a function's text, as {"result": text}
+            view = json.loads(view["result"])
+        if any("marker" in entry for entry in view.get("results", ())):
+            shown.append([entry["marker"] for entry in view["results"] if "marker" in entry])
     return shown
+
+
+def _run_results(stream: list[dict[str, Any]], sent: Iterable[dict[str, Any]]) -> list[str]:
+    results = [event["content"] for event in stream if event["type"] == "TOOL_CALL_RESULT"]
+    snapshots = [event["messages"] for event in stream if event["type"] == "MESSAGES_SNAPSHOT"]
+    if results or not snapshots:
+        return results
+    earlier = {m["toolCallId"] for m in sent if m["role"] == "tool"}
+    return [
+        m["content"]
+        for m in snapshots[-1]
+        if m["role"] == "tool" and m["toolCallId"] not in earlier
+    ]
 
 
 # -- the scenarios: each framework's test gives its app and its scripted model ------------
@@ -225,7 +251,7 @@ async def numbered_over_three_turns(
     app, thread_id = serve(NUMBERED, numbered=True, lookup=Lookup(C)), new_thread_id()
     body = run_input("q1", "run-1", thread_id=thread_id)
     stream = await post(app, body)
-    assert shown_markers(stream) == [["[1]", "[2]"]]
+    assert shown_markers(stream, body["messages"]) == [["[1]", "[2]"]]
     assert cited(stream) == [{"marker": "[1]", "record": A}, {"marker": "[2]", "record": B}]
     expected = {
         "q2": ([["[1]", "[3]"]], [{"marker": "[3]", "record": C}, {"marker": "[1]", "record": A}]),
@@ -235,7 +261,7 @@ async def numbered_over_three_turns(
         thread = after_run(body["messages"], stream) if whole_thread else []
         body = next_turn(thread, question, f"run-{n}", thread_id=thread_id)
         stream = await post(app, body)
-        assert shown_markers(stream) == markers, question
+        assert shown_markers(stream, body["messages"]) == markers, question
         assert cited(stream) == citations, question
 
 

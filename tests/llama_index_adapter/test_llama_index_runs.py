@@ -171,15 +171,18 @@ async def test_markers_number_parallel_results_in_the_order_the_model_reads_them
 
 
 async def test_a_follow_up_run_cites_only_what_its_own_reader_returned():
-    turns = (Turn(calls=(SEARCH,)), Turn(text="Per [1]."))
-    first = await cited_run(*turns, tools=reader(moca_search=[A]))
+    first = await cited_run(
+        Turn(calls=(SEARCH,)), Turn(text="Per [1]."), tools=reader(moca_search=[A])
+    )
     history = snapshots(first)[-1]
+    # The thread's earlier search showed A as [1]; this run's shows B, after it, as [2].
+    turns = (Turn(calls=(SEARCH,)), Turn(text="Per [2]; as said, [1]."))
     app = app_of(moca_agui.instrument(factory_of(*turns, tools=reader(moca_search=[B]))))
     second = await post(app, question="And shipping?", run_id="run-2", history=history)
 
     [value] = citation_events(second)
     assert value["messageId"] == streamed_ids(second)[0]
-    assert value["citations"] == [{"marker": "[1]", "record": B}]
+    assert value["citations"] == [{"marker": "[2]", "record": B}]  # A: no record this run
     # The client's messages keep their ids; the new answer has its streamed id.
     last = snapshots(second)[-1]
     assert last[: len(history)] == history
