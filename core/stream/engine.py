@@ -159,6 +159,7 @@ class CitationStream(StreamSink):
         stays running."""
         self._alive = False
         self.run.end_lookups()
+        self.run.end()  # a task it started that calls a numbered tool later: not into it
 
     def _snapshot_read(self, shown: set[str]) -> None:
         """A snapshot was read: with `snapshot_replaces`, the run's messages it leaves out
@@ -204,7 +205,9 @@ class CitationStream(StreamSink):
                 logger.warning("moca_agui: a run began before the last one finished; no "
                                "citations for the unfinished one")  # fmt: skip
             self.run.end_lookups()
-            self._reset(self.run.renewed())
+            ended = self.run
+            self._reset(ended.renewed())
+            ended.end(lambda: self.run)  # a task of this stream numbers into its run now
         self._started = True
 
     def message_opened(self, message_id: str, role: str) -> None:
