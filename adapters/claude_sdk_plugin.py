@@ -9,6 +9,8 @@ JSON or content parts), not cut down. `instrument` on the adapter names that lin
 Claude Code names a tool of an MCP server `mcp__<server>__<tool>`, and that is the name
 on the wire: a tool whose `<tool>` is a Reader tool (`reader_tools`) is a Reader tool
 under any server's name.
+
+`moca_agui.numbered` numbers SDK MCP tools (`SdkMcpTool`, `moca_agui.adapters.claude_sdk`).
 """
 
 from __future__ import annotations
@@ -36,11 +38,12 @@ class ClaudeSDKAdapter(Adapter):
 
 
 ADAPTER = ClaudeSDKAdapter(
-    "moca_agui.asgi",
+    "moca_agui.adapters.claude_sdk",
     "the Claude Agent SDK's FastAPI endpoint (ag-ui-claude-sdk): not through instrument, "
     "the middleware around the app",
     one_line="app.add_middleware(CitationMiddleware) on the FastAPI app that "
     "add_claude_fastapi_endpoint(app, adapter) serves",
     extra="claude-sdk",
     refuses={"ag_ui_claude_sdk:ClaudeAgentAdapter": "a ClaudeAgentAdapter"},
+    tools=("claude_agent_sdk:SdkMcpTool",),
 )  # fmt: skip

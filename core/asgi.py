@@ -47,6 +47,7 @@ class CitationMiddleware:
         self.app = app
         self.paths = None if paths is None else names(paths, "paths")
         self.options = CitationOptions.from_kwargs(**options)
+        self._threads = _Threads()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (
@@ -58,24 +59,73 @@ class CitationMiddleware:
             return
         run = CitationRun(self.options)
         request = _Request(receive)
-        response = _Response(send, run, request, f"POST {scope.get('path')}")
+        path = str(scope.get("path"))
+        response = _Response(send, run, request, f"POST {path}", self._threads.begun(path))
         try:
             with run.active():  # the app's numbered Reader tools number into this run
                 await self.app(scope, request.receive, response.send)
         finally:
             await response.close()
+            self._threads.end(run, response.thread)
+
+
+class _Threads:
+    """The runs in flight, per path and thread id: where a numbered tool numbers when it is
+    called, after its run ended, in a task that run started. A framework that keeps one
+    worker per thread (the Claude Agent SDK's session worker, started by the thread's first
+    run and kept for its later ones) calls the thread's tools there: they belong to the one
+    run of that thread in flight. Two in flight at once (or none): not known, so the result
+    is shown without numbers (`CitationRun.end`)."""
+
+    __slots__ = ("_runs",)
+
+    def __init__(self) -> None:
+        self._runs: dict[tuple[str, str], list[CitationRun]] = {}
+
+    def begun(self, path: str) -> Callable[[CitationRun, str], tuple[str, str]]:
+        """What registers a run of `path` once its thread id is read."""
+
+        def begin(run: CitationRun, thread_id: str) -> tuple[str, str]:
+            key = (path, thread_id)
+            self._runs.setdefault(key, []).append(run)
+            return key
+
+        return begin
+
+    def end(self, run: CitationRun, key: tuple[str, str] | None) -> None:
+        if key is None:
+            run.end()
+            return
+        runs = self._runs.get(key, [])
+        if run in runs:
+            runs.remove(run)
+        if not runs:
+            self._runs.pop(key, None)
+        run.end(lambda: self._sole(key))
+
+    def _sole(self, key: tuple[str, str]) -> CitationRun | None:
+        runs = list(self._runs.get(key, ()))  # a tool may run in a thread of its own
+        if len(runs) > 1:
+            logger.warning(
+                "moca_agui: %d runs of thread %s are in flight at once: a numbered tool "
+                "called outside its run cannot be told apart",
+                len(runs),
+                key[1],
+            )
+        return runs[0] if len(runs) == 1 else None
 
 
 class _Request:
     """The request's body as the app reads it, kept to read the thread's messages from
     (`RunAgentInput.messages`), up to MAX_REQUEST_BYTES."""
 
-    __slots__ = ("_body", "_receive", "_size")
+    __slots__ = ("_body", "_parsed", "_receive", "_size")
 
     def __init__(self, receive: Receive) -> None:
         self._receive = receive
         self._body: list[bytes] | None = []  # None: too long to keep
         self._size = 0
+        self._parsed: dict[str, Any] | None = None
 
     async def receive(self) -> Message:
         message = await self._receive()
@@ -95,25 +145,45 @@ class _Request:
             logger.warning("moca_agui: the request is too long to read its thread; "
                            "citing from this run's results only")  # fmt: skip
             return []
-        try:
-            body = json.loads(b"".join(self._body))
-        except (ValueError, RecursionError):
-            return []
-        messages = body.get("messages") if isinstance(body, dict) else None
+        messages = self._read().get("messages")
         return messages if isinstance(messages, list) else []
+
+    def thread_id(self) -> str | None:
+        """The `RunAgentInput`'s thread id, if the body read so far has one."""
+        thread_id = self._read().get("threadId") if self._body is not None else None
+        return thread_id if isinstance(thread_id, str) else None
+
+    def _read(self) -> dict[str, Any]:
+        if self._parsed is None:
+            try:
+                body = json.loads(b"".join(self._body or ()))
+            except (ValueError, RecursionError):
+                body = None
+            self._parsed = body if isinstance(body, dict) else {}
+        return self._parsed
 
 
 class _Response:
     """One response on its way out: cited if it turns out to be an SSE stream."""
 
-    __slots__ = ("_request", "_run", "_send", "_sse", "_where")
+    __slots__ = ("_begin", "_request", "_run", "_send", "_sse", "_where", "thread")
 
-    def __init__(self, send: Send, run: CitationRun, request: _Request, where: str) -> None:
+    def __init__(
+        self,
+        send: Send,
+        run: CitationRun,
+        request: _Request,
+        where: str,
+        begin: Callable[[CitationRun, str], tuple[str, str]],
+    ) -> None:
         self._send = send
         self._run = run
         self._request = request
         self._where = where
+        self._begin = begin
         self._sse: SSECitations | None = None
+        #: The run's path and thread id, once its stream began (None: not a thread's run).
+        self.thread: tuple[str, str] | None = None
 
     async def send(self, message: Message) -> None:
         sse = self._sse
@@ -129,6 +199,9 @@ class _Response:
             return
         if message["type"] == "http.response.start" and self._is_sse(message.get("headers", ())):
             self._run.read_history(self._request.messages())
+            thread_id = self._request.thread_id()
+            if thread_id is not None and self.thread is None:
+                self.thread = self._begin(self._run, thread_id)
             self._sse = SSECitations(self._run, self._where)
             headers = [(k, v) for k, v in message["headers"] if k.lower() != b"content-length"]
             message = {**message, "headers": headers}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 
 from ag_ui.core import CustomEvent
 
@@ -58,6 +58,8 @@ class CitationRun:
         self._lookups = Lookups(self.options, self._checks)
         self._resolver = Resolver(self._hooks, ledger, self._checks, self._lookups, self._intake)
         self._ledger = ledger
+        self._ended = False
+        self._after: Callable[[], CitationRun | None] | None = None
 
     def renewed(self) -> CitationRun:
         """A new run with this one's options and settings (a new run in the same stream)."""
@@ -85,6 +87,19 @@ class CitationRun:
             yield self
         finally:
             ACTIVE_RUN.reset(token)
+
+    def end(self, after: Callable[[], CitationRun | None] | None = None) -> None:
+        """The run's stream is over: nothing more is numbered into it.
+
+        A task the run was active in can outlive it: a framework that keeps a worker per
+        thread (the Claude Agent SDK's session worker) runs the thread's later tool calls
+        in the context of the run that started it. A numbered tool called there numbers
+        into `after()`, the run the call belongs to when that can be known, or else shows
+        its result without numbers (logged): never into this run, whose markers the
+        later run's model never read and whose events were sent.
+        """
+        self._ended = True
+        self._after = after
 
     def call_made(self, tool_call_id: str, tool_name: str) -> None:
         """The model issued a call: calls announced in the order it issued them number
@@ -121,7 +136,18 @@ class CitationRun:
         The result is captured as it is, its entries numbered now, in the order results
         are produced, and those numbers are the run's marker table. A result with no
         source (an error, concepts) or of a tool that is not a Reader comes back as is.
+        Called after the run ended (`end`): numbered by the run it belongs to, if known.
         """
+        if self._ended:
+            run = self._after() if self._after is not None else None
+            if run is None or run is self:
+                logger.warning(
+                    "moca_agui: %s was called after its run ended, and the run it belongs "
+                    "to is not known: its result is shown without numbers",
+                    tool_name,
+                )
+                return result
+            return run.numbered(tool_name, result)
         return self._intake.numbered(tool_name, result)
 
     # -- what the assistant wrote ------------------------------------------------------

@@ -161,6 +161,7 @@ class CitationStream(StreamSink):
         stays running."""
         self._alive = False
         self.run.end_lookups()
+        self.run.end()  # a task it started that calls a numbered tool later: not into it
 
     def _snapshot_read(self, shown: list[tuple[str, object]]) -> None:
         """A snapshot was read: the client now holds its messages and no other. The run's
@@ -217,7 +218,9 @@ class CitationStream(StreamSink):
                 logger.warning("moca_agui: a run began before the last one finished; no "
                                "citations for the unfinished one")  # fmt: skip
             self.run.end_lookups()
-            self._reset(self.run.renewed())
+            ended = self.run
+            self._reset(ended.renewed())
+            ended.end(lambda: self.run)  # a task of this stream numbers into its run now
         self._started = True
 
     def message_opened(self, message_id: str, role: str) -> None:

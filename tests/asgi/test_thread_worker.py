@@ -1,0 +1,151 @@
+"""A numbered tool called by a worker a thread's first request started, as the Claude Agent
+SDK keeps one per thread: the worker's context holds the first request's run, ended by
+the time a later request of the thread runs its tools there. The later request's result
+is numbered by the later request's run, never by the ended one, whose markers that run's
+model never read; with two of the thread's runs in flight at once, which one called is not
+known, and the result is shown without numbers."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from ag_ui.core import BaseEvent
+from ag_ui.encoder import EventEncoder
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import StreamingResponse
+from starlette.routing import Route
+
+import moca_agui
+from moca_agui.asgi import CitationMiddleware
+from moca_agui.check import parse_stream
+from streams import message, run, tool_call
+from support import citation_events, cited_as_shown, copied_answer, record, ref, run_input
+
+from .apps import post
+
+A, B, C = record("a.md"), record("b.md"), record("c.md")
+RECORDS = {ref(r): r for r in (A, B, C)}
+
+
+@moca_agui.numbered
+def moca_search(query: str) -> dict[str, Any]:
+    return {"query": query, "results": [r for r in (A, B, C) if r["node"]["path"] in query]}
+
+
+class ThreadWorkers:
+    """An app whose tools run in one worker task per thread, started by the thread's first
+    request (in that request's context) and kept for its later ones."""
+
+    def __init__(self, *, together: int = 1) -> None:
+        self.queues: dict[str, asyncio.Queue[tuple[str, asyncio.Future[Any]]]] = {}
+        self.tasks: list[asyncio.Task[None]] = []
+        self.barrier = asyncio.Barrier(together)  # requests that query only once all began
+        self.app = CitationMiddleware(
+            Starlette(routes=[Route("/", self.endpoint, methods=["POST"])])
+        )
+
+    async def worker(self, queue: asyncio.Queue[tuple[str, asyncio.Future[Any]]]) -> None:
+        while True:
+            query, answer = await queue.get()
+            answer.set_result(moca_search(query=query))
+
+    async def ask(self, thread_id: str, query: str) -> Any:
+        if thread_id not in self.queues:
+            self.queues[thread_id] = queue = asyncio.Queue()
+            self.tasks.append(asyncio.create_task(self.worker(queue)))
+        answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        await self.queues[thread_id].put((query, answer))
+        return await answer
+
+    async def endpoint(self, request: Request) -> StreamingResponse:
+        body = await request.json()
+        query = body["messages"][-1]["content"]
+
+        async def events() -> AsyncIterator[BaseEvent]:
+            await self.barrier.wait()
+            shown = await self.ask(body["threadId"], query)
+            text = copied_answer([shown]) if "marker" in str(shown) else "Read it."
+            for event in run(tool_call("c1", "moca_search", shown), message("m1", text)):
+                yield event
+
+        encoder = EventEncoder()
+        stream = (encoder.encode(event) async for event in events())
+        return StreamingResponse(stream, media_type="text/event-stream")
+
+    async def post(self, question: str, run_id: str, thread_id: str) -> list[dict[str, Any]]:
+        body = run_input(question, run_id, thread_id=thread_id)
+        return parse_stream((await post(self.app, json=body)).text)
+
+    def stop(self) -> None:
+        for task in self.tasks:
+            task.cancel()
+
+
+def shown(stream: list[dict[str, Any]]) -> Any:
+    (result,) = [e for e in stream if e["type"] == "TOOL_CALL_RESULT"]
+    return json.loads(result["content"])
+
+
+async def test_a_later_requests_tool_numbers_into_that_requests_run() -> None:
+    workers = ThreadWorkers()
+    try:
+        for n, (query, records) in enumerate([("a.md b.md", (A, B)), ("c.md a.md", (A, C))]):
+            stream = await workers.post(query, f"run-{n}", "thread-1")
+            view = shown(stream)
+            assert [item["marker"] for item in view["results"]] == ["[1]", "[2]"]
+            (value,) = citation_events(stream)
+            assert value["citations"] == cited_as_shown(copied_answer([view]), *records)
+    finally:
+        workers.stop()
+
+
+async def test_two_runs_of_a_thread_at_once_show_results_without_numbers(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    workers = ThreadWorkers()
+    try:
+        await workers.post("a.md", "run-0", "thread-1")  # the worker, in run-0's context
+        workers.barrier = asyncio.Barrier(2)
+        with caplog.at_level(logging.WARNING, logger="moca_agui"):
+            streams = await asyncio.gather(
+                workers.post("b.md", "run-1", "thread-1"),
+                workers.post("c.md", "run-2", "thread-1"),
+            )
+        for stream, record_of_its_own in zip(streams, (B, C), strict=True):
+            assert shown(stream)["results"] == [record_of_its_own]  # no marker beside it
+            assert [v["citations"] for v in citation_events(stream)] == [[]]  # "Read it."
+        assert "2 runs of thread thread-1 are in flight at once" in caplog.text
+        assert "shown without numbers" in caplog.text
+    finally:
+        workers.stop()
+
+
+async def test_a_numbered_tool_called_after_cite_ended_its_run_is_not_numbered(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """`cite` ends its run when its stream ends: a task started there numbers into it no
+    more."""
+    started: list[asyncio.Task[Any]] = []
+    gate = asyncio.Event()
+
+    async def later() -> Any:
+        await gate.wait()
+        return moca_search(query="a.md")
+
+    async def events() -> AsyncIterator[BaseEvent]:
+        started.append(asyncio.create_task(later()))  # in the run's context
+        for event in run(message("m1", "Nothing yet.")):
+            yield event
+
+    sent = [event async for event in moca_agui.cite(events())]
+    assert sent[-1].type == "RUN_FINISHED"
+    gate.set()
+    with caplog.at_level(logging.WARNING, logger="moca_agui"):
+        assert await started[0] == {"query": "a.md", "results": [A]}
+    assert "called after its run ended" in caplog.text
