@@ -20,8 +20,6 @@ from ._langgraph_run import unwrapped_artifact
 
 __all__ = ["numbered_tool"]
 
-_QUIET: RunnableConfig = {"callbacks": []}  # the outer tool's run is the one LangGraph sees
-
 
 def numbered_tool(tool: BaseTool, name: str | None = None) -> BaseTool:
     """A tool like `tool` whose content is its result, numbered by the active run (as the
@@ -32,10 +30,10 @@ def numbered_tool(tool: BaseTool, name: str | None = None) -> BaseTool:
         return {"name": tool.name, "args": arguments, "id": "moca-agui", "type": "tool_call"}
 
     def run(**arguments: Any) -> object:
-        return numbered_result(tool_name, _result(tool.invoke(call(arguments), _QUIET)))
+        return numbered_result(tool_name, _result(tool.invoke(call(arguments), _quiet())))
 
     async def arun(**arguments: Any) -> object:
-        return numbered_result(tool_name, _result(await tool.ainvoke(call(arguments), _QUIET)))
+        return numbered_result(tool_name, _result(await tool.ainvoke(call(arguments), _quiet())))
 
     return StructuredTool.from_function(
         func=run,
@@ -54,3 +52,8 @@ def _result(output: object) -> object:
             unwrapped_artifact(output.artifact) if output.artifact is not None else output.content
         )
     return output
+
+
+def _quiet() -> RunnableConfig:
+    """The inner tool's config: no callbacks (the outer tool's run is the one LangGraph sees)."""
+    return {"callbacks": []}

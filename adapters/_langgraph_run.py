@@ -151,6 +151,10 @@ class LangGraphRun(CitationRun):
         self._first = True
         self._alive = True
 
+    @property
+    def reads_tool_call_results(self) -> bool:
+        return self._watched is None
+
     def observe(self, events: AsyncIterator[BaseEvent], agent: Any) -> AsyncIterator[BaseEvent]:
         """Yield `events` unchanged, taking in tool outputs and snapshots on the way."""
         return tap(events, partial(self._take, agent=agent))
@@ -162,7 +166,6 @@ class LangGraphRun(CitationRun):
             if self._first:  # `prepare_stream` has run by the first event, if at all
                 self._first = False
                 self._watched = (getattr(agent, "active_run", None) or {}).get(_KEY)
-                self.reads_tool_call_results = self._watched is None
                 self._read_thread()  # before any result
             if self._watched is not None:
                 calls, outputs = self._watched.calls, self._watched.outputs

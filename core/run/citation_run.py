@@ -48,9 +48,8 @@ class CitationRun:
         self, options: CitationOptions | None = None, *, reads_tool_call_results: bool = True
     ) -> None:
         self.options = options or CitationOptions()
-        self.reads_tool_call_results = reads_tool_call_results
-        #: The run's assistant messages: their text, and which are cited.
-        self.messages = Messages()
+        self._reads_results = reads_tool_call_results
+        self._messages = Messages()  # the run's assistant messages: their text, which are cited
         ledger = Ledger()  # every entry the model was shown, in the order it saw them
         self._hooks = Hooks(self.options)
         self._checks = Checks(self.options)
@@ -60,6 +59,11 @@ class CitationRun:
         self._ledger = ledger
         self._ended = False
         self._after: Callable[[], CitationRun | None] | None = None
+
+    @property
+    def reads_tool_call_results(self) -> bool:
+        """Whether the stream's TOOL_CALL_RESULT content is read into the run."""
+        return self._reads_results
 
     def renewed(self) -> CitationRun:
         """A new run with this one's options and settings (a new run in the same stream)."""
@@ -156,15 +160,20 @@ class CitationRun:
         """Append streamed text to an assistant message."""
         if delta.__class__ is not str:
             raise TypeError(f"a text delta must be a str, not {type(delta).__name__}")
-        self.messages.parts(message_id).append(delta)
+        self._messages.parts(message_id).append(delta)
+
+    def text_parts(self, message_id: str) -> list[str]:
+        """The list of a message's text parts: appending a str to it adds text (the stream
+        engine's fast path for text deltas)."""
+        return self._messages.parts(message_id)
 
     def text_of(self, message_id: str) -> str:
         """The whole text of a message so far."""
-        return self.messages.text(message_id)
+        return self._messages.text(message_id)
 
     def message_ids(self) -> list[str]:
         """Ids of the assistant messages that have text, in the order they began."""
-        return self.messages.with_text()
+        return self._messages.with_text()
 
     @property
     def looks_ahead(self) -> bool:
@@ -188,12 +197,12 @@ class CitationRun:
 
     def mute(self, message_id: str) -> None:
         """Never cite this message (another role's, or one cited upstream)."""
-        self.messages.mute(message_id)
+        self._messages.mute(message_id)
 
     def rename(self, old: str, new: str) -> None:
         """The client now holds the message `old` as `new` (a MESSAGES_SNAPSHOT renamed
         it): its citation event names `new`."""
-        self.messages.rename(old, new)
+        self._messages.rename(old, new)
 
     # -- what the answer cites ---------------------------------------------------------
 
@@ -205,7 +214,7 @@ class CitationRun:
         Never raises: a failure is logged and no further event is made for the run.
         """
         try:
-            for message_id in self.messages.to_cite():
+            for message_id in self._messages.to_cite():
                 event = await self.event_for(message_id)
                 if event is not None:
                     yield event
@@ -216,7 +225,7 @@ class CitationRun:
 
     async def event_for(self, message_id: str) -> CustomEvent | None:
         """The `moca.citations` event for one message, or None if it has no text or failed."""
-        text = self.messages.text(message_id)
+        text = self._messages.text(message_id)
         if not text.strip():
             return None
         try:

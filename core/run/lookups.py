@@ -27,7 +27,9 @@ def reader_lookup(call: Callable[[str], object]) -> Lookup:
     returns what the call returns: an MCP result, its content, JSON text or a dict, e.g.
     `lambda ref: session.call_tool("moca_get_node", {"node_id": ref})` on the agent's own
     MCP session. The lookup gives the record of `ref` in that answer, or None (a Reader
-    error, no record). A blocking `call` runs in a thread.
+    error, no record). A blocking `call` runs in a thread: a lookup cancelled (the run
+    ended, its client left) stops waiting for it, but the thread finishes the call and
+    its answer is dropped.
     """
 
     async def lookup(ref: str) -> dict[str, Any] | None:

@@ -35,7 +35,8 @@ def cite(
     record the Reader gives in this run (`lookup` asks it again); without it, the run
     knows only its own results. `options` are those of `CitationOptions`
     (`reader_tools`, `include_text`, `lookup`, `packages`, ...). An adapter that also
-    captures Reader results outside the stream passes its own `run` instead. Nothing is
+    captures Reader results outside the stream passes its own `run` instead (a
+    `moca_agui.adapter.CitationRun`). Nothing is
     sent after RUN_ERROR; if anything in the citation layer fails, it is logged and the
     events flow on untouched.
     """

@@ -115,7 +115,7 @@ class CitationStream(StreamSink):
         ):
             message_id = event.__dict__.get("message_id")
             if type(message_id) is str:  # the next deltas most likely go to its message
-                self._parts_of, self._parts = message_id, self.run.messages.parts(message_id)
+                self._parts_of, self._parts = message_id, self.run.text_parts(message_id)
         return due
 
     def delta_path(self) -> tuple[object, list[str]]:

@@ -490,8 +490,9 @@ async def test_closing_the_cited_stream_closes_the_source():
 
 
 async def test_a_run_fed_raw_tool_values_does_not_read_the_wire_content_again():
-    run_state = moca_agui.adapter.CitationRun(moca_agui.CitationOptions())
-    run_state.reads_tool_call_results = False
+    run_state = moca_agui.adapter.CitationRun(
+        moca_agui.CitationOptions(), reads_tool_call_results=False
+    )
     run_state.capture("moca_get_node", B)  # as an adapter hands over the raw return value
     events = run(tool_call("c1", "moca_get_node", A), message("m1", f"{ref(A)} {ref(B)}"))
     stream = await collect(moca_agui.cite(source(events), run=run_state))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
@@ -130,3 +131,27 @@ async def test_a_slow_lookup_holds_back_no_earlier_messages_event():
             released.set()  # the first event came: the second lookup may end
     assert [v["messageId"] for v in values] == ["m1", "m2"]
     assert [c["record"] for v in values for c in v["citations"]] == [A, B]
+
+
+async def test_a_blocking_lookup_cut_off_by_a_client_leaving_finishes_in_its_thread_unused():
+    said = {"end": False}
+    started, release = threading.Event(), threading.Event()
+    answered: list[str] = []
+
+    def get_node(node_ref: str) -> dict[str, Any]:  # a blocking Reader call
+        started.set()
+        release.wait(5)
+        answered.append(node_ref)
+        return A
+
+    baseline = set(asyncio.all_tasks())
+    events = run(SEARCH, answer("Per", "[1]", "and", "more", "words", "to", "come."))
+    stream = moca_agui.cite(streamed(events, said), lookup=moca_agui.reader_lookup(get_node))
+    async for event in stream:
+        if isinstance(event, TextMessageContentEvent) and "more" in event.delta:
+            break  # the client leaves while the lookup blocks in its thread
+    assert await asyncio.to_thread(started.wait, 5)
+    await stream.aclose()  # type: ignore[attr-defined]
+    assert await settled(lambda: not other_tasks(baseline))  # no task waits for the thread
+    release.set()  # the thread finishes the call on its own; its answer goes nowhere
+    assert await settled(lambda: answered == [ref(A)])
