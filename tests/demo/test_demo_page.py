@@ -18,6 +18,7 @@ import subprocess
 import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -141,6 +142,13 @@ def ask_page(browser: WebDriver, question: str) -> WebElement:
         )
     )
     return browser.find_elements(By.CSS_SELECTOR, ".answer-sources")[-1]
+
+
+def long_field_shots() -> Path:
+    """Where the hostile-record screenshots go: beside the page's own, kept by CI."""
+    shots = ARTIFACTS / "long-fields"
+    shots.mkdir(parents=True, exist_ok=True)
+    return shots
 
 
 def save_whole_page(browser: WebDriver, name: str) -> None:
@@ -605,7 +613,7 @@ def assert_every_badge_on_screen(
     browser: WebDriver, cases: list[tuple[str, dict[str, Any], str | None]], shots: Any, who: str
 ) -> None:
     """Each card scrolled to its top: every badge of its record wholly inside the window.
-    A screenshot of each is kept under pytest's tmp path."""
+    A screenshot of each is kept in `shots` (CI uploads `artifacts/`)."""
     for index, (name, rec, _) in enumerate(cases):
         found = browser.execute_script(_CARD_BADGES_ON_SCREEN, index)
         browser.save_screenshot(str(shots / f"{who}-{name.replace(' ', '-')}.png"))
@@ -614,11 +622,11 @@ def assert_every_badge_on_screen(
 
 
 def test_no_field_of_a_record_pushes_a_badge_out_of_sight(
-    browser: WebDriver, base_url: str, tmp_path_factory: pytest.TempPathFactory
+    browser: WebDriver, base_url: str
 ) -> None:
     """The demo page (its style sheet) and the Python client's HTML (no style sheet at
     all): for each field 300,000 characters long, every badge is on screen."""
-    shots = tmp_path_factory.mktemp("long-fields-screenshots")
+    shots = long_field_shots()
     cases = long_records()
     open_page(browser, base_url)
     page(
@@ -701,7 +709,7 @@ process.stdout.write(renderToStaticMarkup(h(MocaSources, { value: { computedAt: 
 
 
 def test_no_field_of_a_record_pushes_a_badge_out_of_sight_in_moca_sources(
-    browser: WebDriver, tmp_path_factory: pytest.TempPathFactory
+    browser: WebDriver,
 ) -> None:
     """`<MocaSources>` as React renders it, with no style sheet and with the demo's (the
     one the package's README points to): every badge on screen. Needs the npm package's
@@ -715,7 +723,7 @@ def test_no_field_of_a_record_pushes_a_badge_out_of_sight_in_moca_sources(
         input=json.dumps(cases), capture_output=True, text=True, check=True, cwd=ROOT / "js",
         timeout=120,
     ).stdout  # fmt: skip
-    shots = tmp_path_factory.mktemp("long-fields-screenshots")
+    shots = long_field_shots()
     browser.get("about:blank")
     browser.execute_script("document.body.innerHTML = arguments[0]", markup)
     assert_every_badge_on_screen(browser, cases, shots, "moca-sources")
