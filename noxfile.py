@@ -310,11 +310,13 @@ def types(session: nox.Session) -> None:
     _mypy(session)
 
 
-@nox.session(python=PYTHON)
+@nox.session(python=PYTHON, reuse_venv=False)
 def wheel(session: nox.Session) -> None:
     """The package as users get it: build the wheel and the sdist (no warning allowed),
     `twine check` them, install the wheel (not editable) with `[demo,test]` only, and run
-    the demo and tests/core against it from a directory outside the checkout."""
+    the demo and tests/core against it from a directory outside the checkout. Always a
+    fresh environment: a package an earlier install left behind could hide a missing
+    dependency."""
     session.install("build", "twine")
     dist = Path(session.create_tmp()) / "dist"
     shutil.rmtree(dist, ignore_errors=True)
