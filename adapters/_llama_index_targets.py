@@ -15,7 +15,7 @@ from moca_agui.adapter import citing_class, citing_copy, citing_factory
 
 from ._llama_index_workflow import CitingWorkflow
 
-__all__ = ["cited_factory", "citing"]
+__all__ = ["citing", "citing_workflow_factory"]
 
 logger = logging.getLogger("moca_agui")
 
@@ -39,7 +39,7 @@ def _citing_workflow(workflow: W, options: CitationOptions) -> W:
     return cited
 
 
-def cited_factory(factory: Factory, options: CitationOptions) -> Factory:
+def citing_workflow_factory(factory: Factory, options: CitationOptions) -> Factory:
     """A workflow factory for `get_ag_ui_workflow_router` whose workflows send citations."""
 
     def cite_made(workflow: Any, *args: Any, **kwargs: Any) -> Any:

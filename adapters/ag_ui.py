@@ -12,12 +12,12 @@ from ag_ui.core import RunAgentInput
 from moca_agui import CitationOptions
 from moca_agui.adapter import CitationRun, CitationStream, cited, citing_factory, hookimpl
 
-__all__ = ["cited_function"]
+__all__ = ["citing_function"]
 
 logger = logging.getLogger("moca_agui")
 
 
-def cited_function(function: Callable[..., Any], options: CitationOptions) -> Callable[..., Any]:
+def citing_function(function: Callable[..., Any], options: CitationOptions) -> Callable[..., Any]:
     """Wrap a function that returns (or is) an async generator of events; the
     `RunAgentInput` it is called with, if any, gives the run its thread."""
 
@@ -45,7 +45,7 @@ def moca_instrument(target: object, options: CitationOptions) -> object | None:
     if isinstance(target, AsyncIterable):
         return cited(target, CitationStream(CitationRun(options)))
     if callable(target) and not isinstance(target, type):  # a function, method or partial
-        return cited_function(target, options)
+        return citing_function(target, options)
     return None
 
 

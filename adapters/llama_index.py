@@ -18,7 +18,7 @@ require(
 )
 
 from ._llama_index_numbered import numbered_tool  # noqa: E402
-from ._llama_index_targets import cited_factory, citing  # noqa: E402
+from ._llama_index_targets import citing, citing_workflow_factory  # noqa: E402
 from ._llama_index_workflow import CitingWorkflow  # noqa: E402
 
-__all__ = ["CitingWorkflow", "cited_factory", "citing", "numbered_tool"]
+__all__ = ["CitingWorkflow", "citing", "citing_workflow_factory", "numbered_tool"]

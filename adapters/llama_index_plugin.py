@@ -29,7 +29,7 @@ class _LlamaIndexAdapter(Adapter):
             )
         claimed = super().claim(target)
         if claimed is None and _is_factory(target):  # `workflow_factory` of the router
-            return self._function("cited_factory")
+            return self._function("citing_workflow_factory")
         return claimed
 
 

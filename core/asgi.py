@@ -18,7 +18,7 @@ from .options import CitationOptions, OptionKeywords, names
 from .run import CitationRun
 from .stream.sse import SSECitations
 
-__all__ = ["CitationMiddleware"]
+__all__ = ["ASGIApp", "CitationMiddleware", "Message", "Receive", "Scope", "Send"]
 
 logger = logging.getLogger("moca_agui")
 

@@ -12,11 +12,12 @@ command (`_command`). The stream is followed as `cite` and `moca_agui.client` fo
 """
 
 from ._command import add_arguments, run
-from ._rules import Finding, check_events
+from ._rules import Finding, Level, check_events
 from ._source import SourceError, parse_stream, read_source
 
 __all__ = [
     "Finding",
+    "Level",
     "SourceError",
     "add_arguments",
     "check_events",

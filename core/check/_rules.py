@@ -18,7 +18,7 @@ from ..records.references import find_markers, find_refs
 from ..run.hooks import Hooks
 from ..stream.follow import Follower, StreamSink
 
-__all__ = ["Finding", "check_events"]
+__all__ = ["Finding", "Level", "check_events"]
 
 Level = Literal["error", "warning"]
 #: Fields of the reference Reader's compact record that a citation record must agree with.

@@ -8,6 +8,7 @@ import contextlib
 from typing import TypeVar, Unpack, cast
 
 from ..options import CitationOptions, OptionKeywords
+from .declared import Adapter
 from .manager import get_plugin_manager
 
 __all__ = ["ORIGINAL_ATTRIBUTE", "instrument", "numbered", "uninstrument"]
@@ -63,7 +64,12 @@ def numbered(target: T, *, name: str | None = None) -> T:
     made = manager.hook.moca_numbered(target=target, name=name)
     if made is None:
         impls = manager.hook.moca_numbered.get_hookimpls()
-        adapters = sorted(i.plugin_name for i in impls if i.plugin_name != "moca_agui.builtin")
+        adapters = sorted(
+            i.plugin_name
+            for i in impls
+            if i.plugin_name != "moca_agui.builtin"
+            and (not isinstance(i.plugin, Adapter) or i.plugin.tools)  # declares what it numbers
+        )
         raise TypeError(
             f"moca_agui cannot number the results of {type(target).__qualname__}: pass a "
             "Reader tool function, or a Reader tool or toolset of a framework whose "

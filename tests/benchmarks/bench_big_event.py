@@ -21,7 +21,6 @@ import contextlib
 import importlib
 import resource
 import statistics
-from pydantic_core import from_json
 from collections.abc import Awaitable, Callable
 from types import ModuleType
 from typing import Any
@@ -34,6 +33,7 @@ from ag_ui.core import (
     TextMessageStartEvent,
 )
 from ag_ui.encoder import EventEncoder
+from pydantic_core import from_json
 from workload import core_at, machine, table
 
 CHUNK = 64 * 1024
