@@ -19,10 +19,11 @@ touch it only in synchronous code, so their concurrent workers never interleave.
 from __future__ import annotations
 
 import ast
+import contextlib
 import json
 import logging
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from weakref import WeakKeyDictionary
@@ -112,9 +113,10 @@ class CitingWorkflow(AGUIChatWorkflow):  # type: ignore[misc]
         state = _start_run(self, ctx, ev) if isinstance(ev, InputEvent) else _run_of(self, ctx)
         if state is None:
             return await super().chat(ctx, ev)
-        result = await super().chat(_ChatStepContext(ctx, state.stream), ev)
-        if isinstance(result, StopEvent):
-            await _send_citations(self, ctx, state)
+        with _ended_if_broken(self, ctx, state):
+            result = await super().chat(_ChatStepContext(ctx, state.stream), ev)
+            if isinstance(result, StopEvent):
+                await _send_citations(self, ctx, state)
         return result
 
     @step
@@ -123,8 +125,8 @@ class CitingWorkflow(AGUIChatWorkflow):  # type: ignore[misc]
         if state is None:
             plain: ToolCallResultEvent = await super().handle_tool_call(ctx, ev)
             return plain
-        with state.stream.run.active():  # numbered tools number into this run
-            result: ToolCallResultEvent = await super().handle_tool_call(ctx, ev)
+        with _ended_if_broken(self, ctx, state), state.stream.run.active():
+            result: ToolCallResultEvent = await super().handle_tool_call(ctx, ev)  # numbered
         state.outputs[result.tool_call_id] = (result.tool_name, result.tool_output)
         return result
 
@@ -142,7 +144,8 @@ class CitingWorkflow(AGUIChatWorkflow):  # type: ignore[misc]
         except Exception:
             logger.exception("moca_agui: tool results of this turn not captured")
         if isinstance(result, StopEvent):
-            await _send_citations(self, ctx, state)
+            with _ended_if_broken(self, ctx, state):
+                await _send_citations(self, ctx, state)
         return result
 
     def _snapshot_messages(self, ctx: Any, chat_history: list[ChatMessage]) -> None:
@@ -219,6 +222,18 @@ def _literal(content: object) -> object:
         return ast.literal_eval(content)
     except (ValueError, SyntaxError, RecursionError, MemoryError, TypeError):
         return content
+
+
+@contextlib.contextmanager
+def _ended_if_broken(workflow: CitingWorkflow, ctx: Context, state: _RunState) -> Iterator[None]:
+    """A step of the run that raises, or is cancelled (the client left, the workflow timed
+    out), ends the run: the lookups it started stop now, not at their timeout."""
+    try:
+        yield
+    except BaseException:
+        _runs(workflow).pop(ctx.store, None)
+        state.stream.stop()
+        raise
 
 
 def _run_of(workflow: CitingWorkflow, ctx: Context) -> _RunState | None:

@@ -8,6 +8,7 @@ an answer cites). Nothing is kept between runs.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
@@ -162,9 +163,9 @@ class CitationRun:
             raise TypeError(f"a text delta must be a str, not {type(delta).__name__}")
         self._messages.parts(message_id).append(delta)
 
-    def text_parts(self, message_id: str) -> list[str]:
-        """The list of a message's text parts: appending a str to it adds text (the stream
-        engine's fast path for text deltas)."""
+    def _text_parts(self, message_id: str) -> list[str]:
+        """The list of a message's text parts: appending a str to it adds text. Core's
+        stream engine only (its fast path for text deltas); drivers call `add_text`."""
         return self._messages.parts(message_id)
 
     def text_of(self, message_id: str) -> str:
@@ -207,21 +208,42 @@ class CitationRun:
     # -- what the answer cites ---------------------------------------------------------
 
     async def citation_events(self) -> AsyncIterator[CustomEvent]:
-        """One `moca.citations` event per assistant message with text, in the order the
-        messages began, for each message not muted and not given one before; each as soon
-        as its own citations are resolved, so a slow lookup holds back no earlier message.
+        """One `moca.citations` event per assistant message with text, for each message
+        not muted and not given one before: each as soon as its own citations are
+        resolved, so a slow lookup for one message holds back no other's (events ready
+        together come in the order their messages began).
 
         Never raises: a failure is logged and no further event is made for the run.
         """
         try:
-            for message_id in self._messages.to_cite():
-                event = await self.event_for(message_id)
+            due = self._messages.to_cite()
+            if len(due) == 1:  # the common case: no task to make
+                event = await self.event_for(due[0])
                 if event is not None:
                     yield event
+                return
+            async for event in self._each_when_ready(due):
+                yield event
         except Exception:
             logger.exception("moca_agui: no citations sent for this run; the answer is unchanged")
         finally:
             self._lookups.cancel()  # what was looked up ahead and never cited
+
+    async def _each_when_ready(self, message_ids: list[str]) -> AsyncIterator[CustomEvent]:
+        """The events of `message_ids`, resolved together, each yielded once it is made."""
+        pending = [asyncio.ensure_future(self.event_for(mid)) for mid in message_ids]
+        try:
+            while pending:
+                await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                ready = [task for task in pending if task.done()]
+                pending = [task for task in pending if not task.done()]
+                for task in ready:
+                    event = task.result()
+                    if event is not None:
+                        yield event
+        finally:
+            for task in pending:
+                task.cancel()
 
     async def event_for(self, message_id: str) -> CustomEvent | None:
         """The `moca.citations` event for one message, or None if it has no text or failed."""

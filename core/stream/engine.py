@@ -115,7 +115,8 @@ class CitationStream(StreamSink):
         ):
             message_id = event.__dict__.get("message_id")
             if type(message_id) is str:  # the next deltas most likely go to its message
-                self._parts_of, self._parts = message_id, self.run.text_parts(message_id)
+                self._parts_of = message_id  # the run's own fast path for deltas
+                self._parts = self.run._text_parts(message_id)
         return due
 
     def delta_path(self) -> tuple[object, list[str]]:
@@ -131,6 +132,9 @@ class CitationStream(StreamSink):
         self._no_delta_path()
         if not self._alive and getattr(event, "type", None) != "RUN_STARTED":
             return False
+        # A driver may hand the run results outside the stream (LlamaIndex): whether this
+        # event's text is read ahead depends on what the run holds now.
+        self._ahead = self.run.looks_ahead
         try:
             self._follower.feed(event)
         except Exception:

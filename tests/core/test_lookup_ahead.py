@@ -155,3 +155,26 @@ async def test_a_blocking_lookup_cut_off_by_a_client_leaving_finishes_in_its_thr
     assert await settled(lambda: not other_tasks(baseline))  # no task waits for the thread
     release.set()  # the thread finishes the call on its own; its answer goes nowhere
     assert await settled(lambda: answered == [ref(A)])
+
+
+async def test_a_slow_lookup_holds_back_no_later_messages_event():
+    """The second answer's event leaves while the first answer's lookup still runs: the
+    first lookup is released only once the second event has arrived."""
+    said = {"end": False}
+    released = asyncio.Event()
+    lookup = Lookup(said)
+
+    async def waiting(node_ref: str) -> dict[str, Any] | None:
+        if node_ref == ref(A):
+            await released.wait()
+        return await lookup(node_ref)
+
+    events = run(SEARCH, message("m1", "First [1] "), message("m2", "Second [2] "))
+    stream = moca_agui.cite(streamed(events, said), lookup=waiting, lookup_timeout=5)
+    values = []
+    async for event in stream:
+        if event.type == "CUSTOM":
+            values.append(event.value)
+            released.set()  # the second event came: the first lookup may end
+    assert [v["messageId"] for v in values] == ["m2", "m1"]
+    assert [c["record"] for v in values for c in v["citations"]] == [B, A]
