@@ -14,6 +14,12 @@ plugin on the run's `Runner` (`_ADKRunPlugin`):
   ADK event id, not by the id their text streamed with, so the run's messages in a
   snapshot get their own event under the snapshot's id.
 
+- `before_run_callback` reads the thread the model reads: ag-ui-adk keeps an ADK session
+  per thread and sends the model only the client's messages it has not processed, so a
+  client may send only its new question. The session's function calls and responses
+  (what the model was shown, with a numbered view's markers) come first, then the
+  client's messages the session does not hold.
+
 `ADKAgent` makes a new `Runner` per run in the background task (`_create_runner`); the
 run reaches it as the active run (`CitationRun.current()`), which `cite` sets while the
 stream makes each event and `asyncio.create_task` copies into the task. Each run has
@@ -24,7 +30,8 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator
+import re
+from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import Any, TypeVar, cast
 
 from ag_ui.core import BaseEvent, RunAgentInput
@@ -47,15 +54,34 @@ T = TypeVar("T")
 
 _PLUGIN_NAME = "moca_agui"
 
+#: How a function's text wrapped as `{"result": text}` starts.
+_WRAPPED = re.compile(r'\s*\{\s*"result"\s*:')
+
 
 class ADKRun(CitationRun):
     """A `CitationRun` fed by an ADK plugin: tool return values, call order, event ids."""
 
-    def __init__(self, options: CitationOptions) -> None:
+    def __init__(self, options: CitationOptions, sent: Iterable[object] = ()) -> None:
         super().__init__(options, reads_tool_call_results=False)  # each tool's own value
         #: The ids of this run's ADK events: the ids MESSAGES_SNAPSHOT names its answers by.
         self.event_ids: set[str] = set()
         self._failed: set[str] = set()  # ids of calls that raised
+        self._sent: list[object] | None = list(sent)  # the client's thread, until read
+
+    def read_session(self, events: Iterable[Event]) -> None:
+        """Read the thread the model reads, once, before the run's first result: the
+        session's earlier events, then the client's messages the session does not hold.
+        A session that cannot be read costs its earlier sources only."""
+        sent, self._sent = self._sent, None
+        if sent is None:  # read already: a later batch of the same run
+            return
+        kept: list[object] | None
+        try:
+            kept = list(_session_thread(events))
+        except Exception:
+            logger.exception("moca_agui: the ADK session's thread not read; the client's stands")
+            kept = None
+        self.read_history(sent, kept=kept)
 
     def saw_event(self, event: Event) -> None:
         """An ADK event of this run: its id, and the model's calls in the order it made them."""
@@ -86,6 +112,14 @@ class _ADKRunPlugin(BasePlugin):
     def __init__(self, run: ADKRun) -> None:
         super().__init__(name=_PLUGIN_NAME)
         self._run = run
+
+    async def before_run_callback(self, *, invocation_context: InvocationContext) -> None:
+        try:
+            events = invocation_context.session.events
+        except Exception:
+            logger.exception("moca_agui: no ADK session to read; the client's thread stands")
+            events = []
+        self._run.read_session(events)
 
     async def on_event_callback(
         self, *, invocation_context: InvocationContext, event: Event
@@ -128,8 +162,8 @@ class CitingADKAgent(ADKAgent):  # type: ignore[misc]
         MESSAGES_SNAPSHOT names this run's answers by ADK event id, not by the id their
         text streamed with: those get their own event under the snapshot's id.
         """
-        run = ADKRun(options_of(self))
-        run.read_history(_unwrapped(input.messages or ()))  # the thread the client sent
+        # The thread is read once the session is (`before_run_callback`).
+        run = ADKRun(options_of(self), _unwrapped(input.messages or ()))
         stream = CitationStream(run, snapshot_text=run.event_ids.__contains__)
         return cited(super().run(input), stream)
 
@@ -151,19 +185,57 @@ def citing(target: T, options: CitationOptions) -> T:
     return citing_variant(target, CitingADKAgent, options)
 
 
+def _session_thread(events: Iterable[Event]) -> Iterator[dict[str, Any]]:
+    """The session's function calls and responses as AG-UI messages (the fields
+    `read_history` reads), in the session's order."""
+    for event in events:
+        if event.partial:
+            continue
+        calls = [
+            {"id": call.id, "type": "function", "function": {"name": call.name}}
+            for call in event.get_function_calls()
+        ]
+        if calls:
+            yield {"id": event.id, "role": "assistant", "toolCalls": calls}
+        for response in event.get_function_responses():
+            content = _response_value(response.response)
+            yield {"role": "tool", "toolCallId": response.id, "content": content}
+
+
+def _response_value(response: object) -> object:
+    """What a tool returned, from its ADK function response: ADK wraps a value that is
+    not a dict as `{"result": value}` (a numbered view's text, say), and so does
+    ag-ui-adk writing the client's earlier turns into a new session."""
+    if isinstance(response, dict) and response.keys() == {"result"}:
+        value = response["result"]
+        if not isinstance(value, dict):
+            return value
+    return response
+
+
+def _unwrapped_text(text: str) -> str:
+    """A tool message's text as the tool returned it: ag-ui-adk sends a function's text
+    as `{"result": text}` (ADK's function response), so a numbered view's markers sit one
+    JSON text deeper."""
+    if not _WRAPPED.match(text):  # no need to parse it
+        return text
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text
+    if isinstance(value, dict) and value.keys() == {"result"} and isinstance(value["result"], str):
+        return str(value["result"])
+    return text
+
+
 def _unwrapped(messages: Any) -> list[object]:
-    """The thread with each tool result as the tool returned it: ag-ui-adk sends a function's
-    text as `{"result": text}` (ADK's function response), so a numbered view's markers sit
-    one JSON text deeper."""
+    """The client's thread with each tool result as the tool returned it (`_unwrapped_text`)."""
     thread: list[object] = []
     for message in messages:
         content = getattr(message, "content", None)
         if getattr(message, "role", None) == "tool" and isinstance(content, str):
-            try:
-                value = json.loads(content)
-            except ValueError:
-                value = None
-            if isinstance(value, dict) and isinstance(value.get("result"), str) and len(value) == 1:
-                message = message.model_copy(update={"content": value["result"]})
+            result = _unwrapped_text(content)
+            if result is not content:
+                message = message.model_copy(update={"content": result})
         thread.append(message)
     return thread

@@ -15,6 +15,13 @@ re-reads text that is not JSON with its quotes swapped). Each result is captured
 `toolUseId`, so markers follow the order the model issued its calls, not the order
 Strands' concurrent executor finished them. Only the run's own state carries anything
 between the two: the hook holds nothing.
+
+The thread the model reads is the per-thread agent's messages: ag-ui-strands replays the
+client's messages into them (`replay_history_into_strands`, the default), or the agent
+keeps its own history (replay off, or a session manager) and the client may send only
+its new question. So `ReaderResults` reads the thread at Strands' `BeforeInvocationEvent`,
+once per run: the agent's messages and the invocation's new ones (their toolUse and
+toolResult blocks), then the client's messages they do not hold.
 """
 
 from __future__ import annotations
@@ -23,12 +30,12 @@ import copy
 import dataclasses
 import functools
 import logging
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from typing import Any, TypeVar
 
 from ag_ui.core import RunAgentInput
 from ag_ui_strands import StrandsAgent  # type: ignore[import-untyped]
-from strands.hooks import AfterToolCallEvent, HookProvider, HookRegistry
+from strands.hooks import AfterToolCallEvent, BeforeInvocationEvent, HookProvider, HookRegistry
 
 from moca_agui import CitationOptions, cite
 from moca_agui.adapter import CitationRun, citing_copy, content_parts, options_of
@@ -41,6 +48,21 @@ A = TypeVar("A")
 
 #: Where a run's `CitationRun` rides in the Strands `invocation_state`.
 RUN_KEY = "moca_agui.run"
+#: Where the client's messages ride in it, until the thread is read (`_Sent`).
+_SENT_KEY = "moca_agui.sent"
+
+
+class _Sent:
+    """The client's messages of one run, taken once: when the thread is first read."""
+
+    __slots__ = ("messages",)
+
+    def __init__(self, messages: Iterable[object]) -> None:
+        self.messages: list[object] | None = list(messages)
+
+    def take(self) -> list[object] | None:
+        messages, self.messages = self.messages, None
+        return messages
 
 
 class CitingStrandsAgent(StrandsAgent):  # type: ignore[misc]
@@ -58,8 +80,9 @@ class CitingStrandsAgent(StrandsAgent):  # type: ignore[misc]
         Returns `cite`'s stream itself, not a generator around it: one hop less per event.
         """
         run = CitationRun(options_of(self), reads_tool_call_results=False)  # the hook reads them
-        run.read_history(input_data.messages or ())  # the thread the client sent
-        state = {**(invocation_state or {}), RUN_KEY: run}
+        # The hook reads the thread once the per-thread agent holds it (`_read_thread`).
+        sent = _Sent(input_data.messages or ())
+        state = {**(invocation_state or {}), RUN_KEY: run, _SENT_KEY: sent}
         return cite(super().run(input_data, invocation_state=state), run=run)
 
 
@@ -71,11 +94,48 @@ class ReaderResults(HookProvider):
     """
 
     def register_hooks(self, registry: HookRegistry, **kwargs: Any) -> None:
+        registry.add_callback(BeforeInvocationEvent, _read_thread)
         registry.add_callback(AfterToolCallEvent, _capture)
 
 
 #: The one `ReaderResults`: it holds nothing, so every agent can share it.
 READER_RESULTS = ReaderResults()
+
+
+def _read_thread(event: BeforeInvocationEvent) -> None:
+    """Read the thread the model reads on this turn, once per run, before its first result:
+    the agent's messages, the invocation's new ones, then the client's they do not hold."""
+    run, sent = event.invocation_state.get(RUN_KEY), event.invocation_state.get(_SENT_KEY)
+    if not isinstance(run, CitationRun) or not isinstance(sent, _Sent):
+        return
+    messages = sent.take()
+    if messages is None:  # read already: a later invocation of the same run
+        return
+    kept: list[object] | None
+    try:
+        kept = [*_thread(event.agent.messages), *_thread(event.messages or ())]
+    except Exception:
+        logger.exception("moca_agui: the Strands agent's thread not read; the client's stands")
+        kept = None
+    run.read_history(messages, kept=kept)
+
+
+def _thread(messages: Iterable[Any]) -> Iterator[dict[str, Any]]:
+    """Strands messages as AG-UI ones (the fields `read_history` reads): each toolUse
+    block a call, each toolResult block a tool message with its content (none for a
+    failed call: what the model read of it is no source)."""
+    for message in messages:
+        blocks = [block for block in message.get("content") or () if isinstance(block, Mapping)]
+        calls = [
+            {"id": use.get("toolUseId"), "type": "function", "function": {"name": use.get("name")}}
+            for use in (block["toolUse"] for block in blocks if "toolUse" in block)
+        ]
+        if calls:
+            yield {"role": "assistant", "toolCalls": calls}
+        for result in (block["toolResult"] for block in blocks if "toolResult" in block):
+            failed = result.get("status") != "success"
+            content = None if failed else content_parts(result.get("content"))
+            yield {"role": "tool", "toolCallId": result.get("toolUseId"), "content": content}
 
 
 def _capture(event: AfterToolCallEvent) -> None:

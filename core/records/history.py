@@ -1,9 +1,12 @@
 """The tool results of a thread's earlier turns, as the model reads them on this turn.
 
 AG-UI clients send the whole thread with each run (`RunAgentInput.messages`): assistant
-messages with their `toolCalls`, and `tool` messages with each call's result. What a
-result holds is the client's word, so only what the model was shown counts here (which
-nodes, in which order, with which markers), never a record.
+messages with their `toolCalls`, and `tool` messages with each call's result. Where the
+framework keeps the thread server-side (a checkpoint, a session, an agent's own history),
+a client may send only its new messages: the model reads the kept thread, then those
+(`kept_then_sent`). What a result holds is the client's (or the store's) word, so only
+what the model was shown counts here (which nodes, in which order, with which markers),
+never a record.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
-__all__ = ["EarlierResult", "earlier_results"]
+__all__ = ["EarlierResult", "earlier_results", "kept_then_sent"]
 
 
 class EarlierResult(NamedTuple):
@@ -44,6 +47,41 @@ def earlier_results(messages: Iterable[object]) -> list[EarlierResult]:
             if isinstance(call_id, str):
                 contents.setdefault(call_id, _field(message, "content", "content"))
     return list(_results(calls, contents))
+
+
+def kept_then_sent(kept: Iterable[object], sent: Iterable[object]) -> list[object]:
+    """The thread the model reads: the messages the framework keeps (wire dicts or
+    `ag_ui.core` messages, in its order), then the client's `sent` messages it does not
+    hold, so no result counts twice: a sent message whose id the kept thread holds is
+    passed over, as are a sent assistant message's calls whose ids it holds and a sent
+    tool message answering a call whose result it holds."""
+    thread = list(kept)
+    ids: set[object] = set()
+    calls: set[object] = set()
+    answered: set[object] = set()
+    for message in thread:
+        ids.add(_field(message, "id", "id"))
+        role = _field(message, "role", "role")
+        if role == "assistant":
+            for call in _field(message, "tool_calls", "toolCalls") or ():
+                calls.add(_field(call, "id", "id"))
+        elif role == "tool":
+            answered.add(_field(message, "tool_call_id", "toolCallId"))
+    ids.discard(None)
+    for message in sent:
+        if _field(message, "id", "id") in ids:
+            continue
+        role = _field(message, "role", "role")
+        if role == "assistant":
+            own = [
+                call
+                for call in _field(message, "tool_calls", "toolCalls") or ()
+                if _field(call, "id", "id") not in calls
+            ]
+            thread.append({"role": "assistant", "toolCalls": own})
+        elif role != "tool" or _field(message, "tool_call_id", "toolCallId") not in answered:
+            thread.append(message)
+    return thread
 
 
 def _results(calls: list[tuple[str, str]], contents: dict[str, object]) -> Iterator[EarlierResult]:

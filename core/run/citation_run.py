@@ -18,7 +18,7 @@ from ag_ui.core import CustomEvent
 from ..options import CitationOptions
 from ..plugins.numbered import ACTIVE_RUN
 from ..records.event import citations_event
-from ..records.history import earlier_results
+from ..records.history import earlier_results, kept_then_sent
 from .checks import Checks
 from .hooks import Hooks
 from .intake import Intake
@@ -120,15 +120,24 @@ class CitationRun:
         """
         self._intake.capture(tool_name, result, tool_call_id)
 
-    def read_history(self, messages: Iterable[object]) -> None:
+    def read_history(
+        self, messages: Iterable[object], *, kept: Iterable[object] | None = None
+    ) -> None:
         """Take in the thread the model reads on this turn (`RunAgentInput.messages`, as
         `ag_ui.core` messages or wire dicts): the Reader results of its earlier turns
         become entries, before this run's, with the markers the model was shown. No
         record of the thread is kept (the client sent them): an earlier source is cited
         only with a record the Reader gives in this run (again, or through `lookup`).
+
+        `kept`: the thread the framework keeps server-side (a session, an agent's own
+        history), as the model reads it, when the client may send only its new messages:
+        it comes first, then the messages of `messages` it does not hold.
+
         Call it before the run's first result; a thread that cannot be read is logged
         and passed over."""
         try:
+            if kept is not None:
+                messages = kept_then_sent(kept, messages)
             for result in earlier_results(messages):
                 self._intake.earlier(result)
         except Exception:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -126,7 +127,13 @@ class Intake:
 def _parsed(content: object) -> object:
     """An earlier result's JSON text as a value, read fast: its records are never sent,
     so the wire text needs none of the proofs a record sent on needs; anything else (not
-    JSON, content parts) as it is, for the hooks to read."""
+    JSON, content parts) as it is, for the hooks to read. One text part is its text (a
+    numbered view the model was shown as a content block, say)."""
+    if isinstance(content, list | tuple) and len(content) == 1:
+        part = content[0]
+        if isinstance(part, Mapping) and part.get("type", "text") == "text":
+            text = part.get("text")
+            content = text if isinstance(text, str) else content
     if isinstance(content, str) and len(content) <= MAX_RESULT_CHARS:
         try:
             return from_json(content)

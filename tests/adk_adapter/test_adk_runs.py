@@ -251,16 +251,16 @@ async def test_with_messages_snapshot_the_runs_messages_are_cited_under_the_snap
 
 
 @pytest.mark.parametrize("snapshots", [False, True])
-async def test_a_second_turn_in_the_session_cites_only_what_its_own_run_read(snapshots):
+async def test_a_second_turn_reads_the_sessions_first_turn_the_client_did_not_send(snapshots):
+    """The client sends back its text only; the ADK session holds turn 1's call, which the
+    model reads: A stays [1] and this run's B is [2]. (A cited again through `lookup` is
+    test_adk_thread's: from this stream alone, `moca-agui check` cannot see A was read.)"""
     reader = Reader(A, B)
 
     def script(question: str) -> list[list[Any]]:
         if question == "first":
             return [[Call("moca_get_node", {"node_id": ref(A)}, "c1")], ["See [1]."]]
-        return [
-            [Call("moca_get_node", {"node_id": ref(B)}, "c2")],
-            [f"Now [1]; earlier {ref(A)}."],
-        ]
+        return [[Call("moca_get_node", {"node_id": ref(B)}, "c2")], ["Now [2]."]]
 
     agent = moca_agui.instrument(
         adk_agent(llm_agent(script, *reader.tools), emit_messages_snapshot=snapshots)
@@ -275,9 +275,8 @@ async def test_a_second_turn_in_the_session_cites_only_what_its_own_run_read(sna
     second = await post(app, "second", thread_id=thread, run_id="run-2", history=history)
 
     assert cited(first)[0] == [("[1]", ref(A))]
-    # [1] is this run's first node (B); A was read in the first run only
     events = citation_events(second)
-    assert cited(second) == [[("[1]", ref(B))]] * len(events)
+    assert cited(second) == [[("[2]", ref(B))]] * len(events)
     turn_one = {v["messageId"] for v in citation_events(first)}
     assert turn_one.isdisjoint(v["messageId"] for v in events)
     assert len(events) == 1  # under the id the client holds; the first turn's answer gets none

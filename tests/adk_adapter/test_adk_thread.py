@@ -1,5 +1,6 @@
-"""ADK over turns of one thread, as @ag-ui/client sends them (the whole thread each run,
-built from the previous run's events; ag-ui-adk keeps the session): numbered tools count
+"""ADK over turns of one thread: as @ag-ui/client sends them (the whole thread each run,
+built from the previous run's events), and as a client that sends only its new question
+(the model reads the thread from the ADK session ag-ui-adk keeps). Numbered tools count
 on, an earlier source is cited only with the record `lookup` gives now, a forged record
 the client sends back is never sent, a source read again keeps its number."""
 
@@ -9,11 +10,24 @@ import json
 from typing import Any
 
 import httpx
-from adk_support import _data, adk_agent, endpoint, llm_agent
-from thread_turns import Steps, follow_ups, get_node, numbered_over_three_turns, search_hits
+from adk_support import A, C, _data, adk_agent, endpoint, llm_agent
+from thread_turns import (
+    NUMBERED,
+    Lookup,
+    Steps,
+    after_run,
+    cited,
+    follow_ups,
+    get_node,
+    new_thread_id,
+    next_turn,
+    numbered_over_three_turns,
+    search_hits,
+    shown_markers,
+)
 
 import moca_agui
-from support import assert_valid_stream
+from support import assert_valid_stream, run_input
 
 
 def moca_search(query: str) -> dict[str, Any]:
@@ -48,6 +62,23 @@ async def post(app: Any, body: dict[str, Any]) -> list[dict[str, Any]]:
 
 async def test_numbered_tools_count_on_over_three_turns_and_a_source_read_again_keeps_its_number():
     await numbered_over_three_turns(serve, post=post)
+
+
+async def test_a_client_that_sends_only_new_messages_gets_the_sessions_numbers():
+    """The ADK session holds the thread; each run's input is the new question alone."""
+    await numbered_over_three_turns(serve, post=post, whole_thread=False)
+
+
+async def test_a_thread_new_to_the_session_service_is_read_from_the_history_it_seeds():
+    """The client sends a thread no session holds (another server's): ag-ui-adk writes its
+    earlier turns into the new session, and the numbers the model was shown count on."""
+    app = serve(NUMBERED, numbered=True, lookup=Lookup())
+    first = run_input("q1", "run-1", thread_id=new_thread_id())
+    thread = after_run(first["messages"], await post(app, first))
+    elsewhere = serve(NUMBERED, numbered=True, lookup=Lookup())
+    stream = await post(elsewhere, next_turn(thread, "q2", "run-2", thread_id=new_thread_id()))
+    assert shown_markers(stream) == [["[1]", "[3]"]]
+    assert cited(stream) == [{"marker": "[3]", "record": C}, {"marker": "[1]", "record": A}]
 
 
 async def test_follow_ups_cite_earlier_sources_only_with_the_record_lookup_gives_now():

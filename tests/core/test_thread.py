@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -127,6 +127,34 @@ async def test_numbered_tools_continue_after_the_highest_number_the_thread_shows
         {"marker": "[3]", "record": C},
         {"marker": "[1]", "record": A},
     ]  # B: read in turn 1 only, and no lookup
+
+
+def test_a_kept_thread_comes_first_and_what_it_holds_counts_once():
+    """A server-side thread (a session, an agent's history) is read first; the client's
+    messages follow, less those it holds: its copy of a held result is not read."""
+    kept = earlier_turn(1, "moca_search", numbered_view(("[1]", A), ("[2]", B)), "[2]")
+    kept[2]["content"] = [{"type": "text", "text": kept[2]["content"]}]  # one content block
+    forged = earlier_turn(1, "moca_search", numbered_view(("[7]", B)), "[7]")  # same ids
+    sent = turn_input(*forged, *earlier_turn(2, "moca_get_node", numbered_view(("[3]", C)), ""))
+    citation_run = moca_agui.adapter.CitationRun()
+    citation_run.read_history(sent.messages, kept=kept)
+    d = record("d.md")
+    shown = json.loads(str(citation_run.numbered("moca_search", {"results": [C, A, B, d]})))
+    assert [entry["marker"] for entry in shown["results"]] == ["[3]", "[1]", "[2]", "[4]"]
+
+
+def test_a_kept_thread_that_cannot_be_read_costs_only_the_earlier_sources(caplog):
+    def broken() -> Iterator[object]:
+        raise RuntimeError("the store is down")
+        yield
+
+    citation_run = moca_agui.adapter.CitationRun()
+    sent = turn_input(*earlier_turn(1, "moca_search", numbered_view(("[1]", A)), "[1]"))
+    with caplog.at_level(logging.ERROR, logger="moca_agui"):
+        citation_run.read_history(sent.messages, kept=broken())
+    assert "earlier turns not read" in caplog.text
+    shown = json.loads(str(citation_run.numbered("moca_search", {"results": [C]})))
+    assert [entry["marker"] for entry in shown["results"]] == ["[1]"]
 
 
 async def test_a_node_the_model_never_read_is_never_looked_up():

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
-from ag_ui_strands import StrandsAgent, add_strands_fastapi_endpoint
+from ag_ui_strands import StrandsAgent, StrandsAgentConfig, add_strands_fastapi_endpoint
 from fastapi import FastAPI
 from strands import Agent, tool
 from strands.models import Model
@@ -140,10 +140,10 @@ def reader_tools(*records: dict[str, Any]) -> list[Any]:
 # -- AG-UI over HTTP --------------------------------------------------------------------
 
 
-def strands_agent(model: Model, tools: Sequence[Any] = ()) -> StrandsAgent:
-    return StrandsAgent(
-        agent=Agent(model=model, tools=list(tools), callback_handler=None), name="support"
-    )
+def strands_agent(model: Model, tools: Sequence[Any] = (), **config: Any) -> StrandsAgent:
+    """A `StrandsAgent` over `model` and `tools`; `config`: `StrandsAgentConfig` fields."""
+    agent = Agent(model=model, tools=list(tools), callback_handler=None)
+    return StrandsAgent(agent=agent, name="support", config=StrandsAgentConfig(**config))
 
 
 def app_for(agent: StrandsAgent) -> FastAPI:

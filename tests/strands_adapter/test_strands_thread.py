@@ -1,11 +1,14 @@
-"""Strands over turns of one thread, as @ag-ui/client sends them (the whole thread each run,
-built from the previous run's events; ag-ui-strands replays it into the per-thread agent):
-numbered tools count on, an earlier source is cited only with the record `lookup` gives
+"""Strands over turns of one thread: as @ag-ui/client sends them (the whole thread each run,
+built from the previous run's events; ag-ui-strands replays it into the per-thread agent),
+and as a client that sends only its new question to an agent that keeps its own history
+(`replay_history_into_strands=False`: the model reads the per-thread agent's messages).
+Numbered tools count on, an earlier source is cited only with the record `lookup` gives
 now, a forged record the client sends back is never sent, a source read again keeps its
 number."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from strands import tool
@@ -27,15 +30,24 @@ def moca_get_node(node_id: str) -> dict[str, Any]:
     return get_node(node_id)
 
 
-def serve(steps: Steps, *, numbered: bool, **options: Any) -> Any:
+def serve(steps: Steps, *, numbered: bool, replay: bool = True, **options: Any) -> Any:
+    """`replay=False`: the per-thread agents keep their own history (the client's messages
+    are not replayed into them)."""
     model = ScriptedModel(lambda question: [[step] for step in steps[question]])
     tools = [moca_search, moca_get_node]
-    agent = strands_agent(model, moca_agui.numbered(tools) if numbered else tools)
+    agent = strands_agent(
+        model, moca_agui.numbered(tools) if numbered else tools, replay_history_into_strands=replay
+    )
     return app_for(moca_agui.instrument(agent, **options))
 
 
 async def test_numbered_tools_count_on_over_three_turns_and_a_source_read_again_keeps_its_number():
     await numbered_over_three_turns(serve)
+
+
+async def test_a_client_that_sends_only_new_messages_gets_the_agents_numbers():
+    """The per-thread Strands agent holds the thread; each run's input is the new question."""
+    await numbered_over_three_turns(functools.partial(serve, replay=False), whole_thread=False)
 
 
 async def test_follow_ups_cite_earlier_sources_only_with_the_record_lookup_gives_now():
