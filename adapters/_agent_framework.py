@@ -115,14 +115,14 @@ async def _after_kept_thread(
     """`events`, once the run has read the thread the endpoint keeps, then the one the
     client sent (a client may send only its new messages): the framework reads the same
     snapshot when the run starts, and merges what was sent into it. A call both hold is
-    read once, where the kept thread has it."""
+    read once, where the kept thread has it (`read_history(kept=)`)."""
     kept: list[Any] = []
     try:
         snapshot = await store.get(scope=scope, thread_id=thread_id)
         kept = list(getattr(snapshot, "messages", None) or ())
     except Exception:
         logger.exception("moca_agui: the endpoint's thread not read; the client's stands")
-    run.read_history([*kept, *cast(Iterable[Any], sent)])
+    run.read_history(cast(Iterable[Any], sent), kept=kept)
     try:
         async for event in events:
             yield event

@@ -112,14 +112,6 @@ def unwrapped_artifact(artifact: object) -> object:
     return artifact
 
 
-def history(checkpoint: list[Any], input_messages: list[Any]) -> list[dict[str, Any]]:
-    """The thread the model reads, as `CitationRun.read_history` takes it: the checkpoint's
-    tool calls and results, then the input's messages the checkpoint does not hold."""
-    held = {getattr(message, "id", None) for message in checkpoint} - {None}
-    thread = [_wire(message) for message in checkpoint]
-    return [*thread, *(message for message in input_messages if message.id not in held)]
-
-
 def _wire(message: object) -> dict[str, Any]:
     """A LangChain message as an AG-UI one (the fields `read_history` reads)."""
     if isinstance(message, AIMessage):
@@ -127,13 +119,14 @@ def _wire(message: object) -> dict[str, Any]:
             {"id": call.get("id"), "type": "function", "function": {"name": call.get("name")}}
             for call in message.tool_calls
         ]
-        return {"role": "assistant", "toolCalls": calls}
+        return {"id": message.id, "role": "assistant", "toolCalls": calls}
     if isinstance(message, ToolMessage) and message.status != "error":
         content: object = message.content
         if message.artifact is not None:
             content = unwrapped_artifact(message.artifact)
-        return {"role": "tool", "toolCallId": message.tool_call_id, "content": content}
-    return {"role": getattr(message, "type", "")}
+        return {"id": message.id, "role": "tool", "toolCallId": message.tool_call_id,
+                "content": content}  # fmt: skip
+    return {"id": getattr(message, "id", None), "role": getattr(message, "type", "")}
 
 
 class LangGraphRun(CitationRun):
@@ -180,13 +173,13 @@ class LangGraphRun(CitationRun):
 
     def _read_thread(self) -> None:
         """Read the thread the model reads: the checkpoint's, then the input's new messages."""
-        thread: list[object]
-        try:
-            thread = [*history(self._watched.thread if self._watched else [], self._input)]
-        except Exception:
-            logger.exception("moca_agui: the checkpoint's thread not read; the input's stands")
-            thread = [*self._input]
-        self.read_history(thread)
+        kept: list[object] | None = None
+        if self._watched is not None:
+            try:
+                kept = [_wire(message) for message in self._watched.thread]
+            except Exception:
+                logger.exception("moca_agui: the checkpoint's thread not read; the input's stands")
+        self.read_history(self._input, kept=kept)
 
     def is_new_message(self, message_id: str) -> bool:
         """Whether a snapshot's message is of this run: the thread did not hold it before."""
