@@ -407,10 +407,11 @@ def bench(session: nox.Session) -> None:
     `nox -s bench -- --quick` for a short run; the plot goes beside BENCHMARKS.md.
     Benchmarks 7 and 9 for Agent Framework: `nox -s bench-agent-framework`.
     """
-    session.install("-e", ".[all]", "matplotlib", "memray")
+    session.install("-e", ".[all,test]", "matplotlib", "memray")  # test: selenium
+    _npm_ci(session)  # benchmark 13 renders <MocaSources> with the npm package
     for name in (
         "stream", "http", "scaling", "memory", "event_size", "capture", "frameworks", "asgi",
-        "instructions", "latency", "thread", "big_event",
+        "instructions", "latency", "thread", "big_event", "render",
     ):  # fmt: skip
         session.run("python", f"tests/benchmarks/bench_{name}.py", *session.posargs)
 
