@@ -19,7 +19,7 @@ from importlib.metadata import version as _version
 
 from .options import DEFAULT_READER_TOOLS, CitationOptions, Lookup, OptionKeywords
 from .plugins.verbs import instrument, numbered, uninstrument
-from .records.event import EVENT_NAME, EVENT_VERSION
+from .records.event import EVENT_NAME, EVENT_VERSION, METADATA_KEY
 from .run.lookups import reader_lookup
 from .stream.cite import cite
 
@@ -29,6 +29,7 @@ __all__ = [
     "DEFAULT_READER_TOOLS",
     "EVENT_NAME",
     "EVENT_VERSION",
+    "METADATA_KEY",
     "CitationOptions",
     "Lookup",
     "OptionKeywords",

@@ -205,6 +205,11 @@ class Conversation:
     The stream is followed as `@ag-ui/client` follows it (`moca_agui.stream.follow`, which
     `cite` and `moca-agui check` use too): a chunk without `messageId` continues the open
     chunked message only until another event closes it.
+
+    Sources come from `moca.citations` events and from the same value on a snapshot
+    message's `metadata` (`moca_agui.METADATA_KEY`), so a client that keeps only
+    snapshots has them too. The same value twice (its copy, a replayed event) is taken
+    once; an answer a snapshot renames (the same text under a new id) keeps its sources.
     """
 
     __slots__ = ("_follower", "_messages")
@@ -229,11 +234,12 @@ class Conversation:
 class _Attach(StreamSink):
     """What a `Conversation` makes of the facts of its stream."""
 
-    __slots__ = ("_messages", "follower")
+    __slots__ = ("_messages", "_snapshot", "follower")
 
     def __init__(self, messages: dict[str, ClientMessage]) -> None:
         self._messages = messages
         self.follower: Follower | None = None  # the follower that reports to it
+        self._snapshot: list[tuple[str, object]] = []  # the snapshot's assistant messages
 
     def message_opened(self, message_id: str, role: str) -> None:
         if role == "assistant":
@@ -244,21 +250,58 @@ class _Attach(StreamSink):
             message = self._messages.setdefault(message_id, ClientMessage(message_id))
             message.text += delta
 
+    def snapshot_started(self) -> None:
+        self._snapshot = []
+
     def snapshot_message(
         self, message_id: str, role: str, content: object, tool_call_id: str | None
     ) -> None:
         """A model that does not stream sends its text only in a snapshot."""
-        if role == "assistant" and isinstance(content, str) and content:
-            self._messages.setdefault(message_id, ClientMessage(message_id, content))
+        if role == "assistant":
+            self._snapshot.append((message_id, content))
+            if isinstance(content, str) and content:
+                self._messages.setdefault(message_id, ClientMessage(message_id, content))
+
+    def snapshot_citations(self, message_id: str, value: object) -> None:
+        """The citations a snapshot message carries on its metadata: its event's value."""
+        read = _read(value)
+        if read is not None and read.message_id != message_id:
+            logger.warning(
+                "moca_agui.client: ignored the citations on message %.200r's metadata: "
+                "they name message %.200r",
+                message_id,
+                read.message_id,
+            )
+            return
+        if read is not None:
+            self._attach(read)
+
+    def snapshot_ended(self) -> None:
+        """An answer the snapshot names otherwise (the same text, a new id) keeps its
+        sources under the new id; when two answers share a text, neither moves."""
+        shown, self._snapshot = self._snapshot, []
+        ids = {message_id for message_id, _ in shown}
+        cited: dict[str, list[ClientMessage]] = {}
+        for message in self._messages.values():
+            if message.citations is not None and message.id not in ids:
+                cited.setdefault(message.text.strip(), []).append(message)
+        named: dict[str, list[str]] = {}
+        for message_id, content in shown:
+            held = self._messages.get(message_id)
+            if isinstance(content, str) and held is not None and held.citations is None:
+                named.setdefault(content.strip(), []).append(message_id)
+        for text, new in named.items():
+            old = cited.get(text, [])
+            if len(new) == 1 and len(old) == 1:
+                renamed = self._messages[new[0]]
+                renamed.citations, renamed.computed_at = old[0].citations, old[0].computed_at
 
     def citations(self, value: object) -> None:
-        read, problems = read_value(value)
-        for problem in problems:
-            logger.warning(
-                "moca_agui.client: %s %s: %s", problem.section, problem.rule, problem.message
-            )
-        if read is None:
-            return
+        read = _read(value)
+        if read is not None:
+            self._attach(read)
+
+    def _attach(self, read: CitationsValue) -> None:
         message = self._messages.get(read.message_id)
         if message is None:
             logger.warning(
@@ -266,16 +309,29 @@ class _Attach(StreamSink):
                 read.message_id,
             )
             return
-        if message.citations is not None:
+        if message.citations is None:
+            message.citations, message.computed_at = read.citations, read.computed_at
+        elif (message.citations, message.computed_at) == (read.citations, read.computed_at):
+            # The same value again: the metadata's copy, or an event replayed on reconnect.
+            logger.debug("moca_agui.client: message %.200r already has these", read.message_id)
+        else:
             logger.warning(
                 "moca_agui.client: ignored a second moca.citations for message %.200r",
                 read.message_id,
             )
-            return
-        message.citations, message.computed_at = read.citations, read.computed_at
 
     def rejected(self, kind: str, reason: str) -> None:
         logger.warning("moca_agui.client: ignored a %s: %s", kind, reason)
+
+
+def _read(value: object) -> CitationsValue | None:
+    """`read_value`, its problems logged."""
+    read, problems = read_value(value)
+    for problem in problems:
+        logger.warning(
+            "moca_agui.client: %s %s: %s", problem.section, problem.rule, problem.message
+        )
+    return read
 
 
 def wire_event(event: object) -> dict[str, Any]:

@@ -71,6 +71,8 @@ class _Run:
     compacts: dict[str, list[Mapping[str, Any]]] = field(default_factory=dict)  # ref -> compacts
     others: dict[str, str] = field(default_factory=dict)  # ref -> the non-Reader tool with it
     citations: list[tuple[int, object]] = field(default_factory=list)
+    #: (index, message id, value) of each snapshot message's metadata citations
+    carried: list[tuple[int, str, object]] = field(default_factory=list)
 
 
 class _Checker(StreamSink):
@@ -161,6 +163,9 @@ class _Checker(StreamSink):
         ):
             run.messages[message_id] = _Message("assistant", content, self._index, ended=True)
 
+    def snapshot_citations(self, message_id: str, value: object) -> None:
+        self._run.carried.append((self._index, message_id, value))
+
     def citations(self, value: object) -> None:
         self._run.citations.append((self._index, value))
 
@@ -211,7 +216,37 @@ class _Checker(StreamSink):
         for run in self.runs:
             for index, value in run.citations:
                 self._event(run, index, value)
+            for index, message_id, value in run.carried:
+                self._carried(run, index, message_id, value)
         self._missing_events()
+
+    def _carried(self, run: _Run, index: int, message_id: str, value: object) -> None:
+        """A snapshot message's metadata citations: a valid value for that message, the
+        same as its event's, so clients that keep messages show what the others show."""
+        where = f"metadata of message {message_id!r}: "
+        read, problems = read_value(value)
+        for problem in problems:
+            entry = f"citations[{problem.citation}]: " if problem.citation is not None else ""
+            self.add("error", problem.section, problem.rule, index, where + entry + problem.message)
+        if read is None:
+            return
+        if read.message_id != message_id:
+            self.add(
+                "error", "§2", "messageId", index,
+                f"{where}the value names message {read.message_id!r}",
+            )  # fmt: skip
+            return
+        sent = [
+            v
+            for _, v in run.citations
+            if isinstance(v, Mapping) and v.get("messageId") == message_id
+        ]
+        if sent and value != sent[0]:
+            self.add(
+                "error", "§2", "metadata", index,
+                f"{where}not the value of its moca.citations event: a client that keeps "
+                "messages would show other sources than one that reads the event",
+            )  # fmt: skip
 
     def _event(self, run: _Run, index: int, value: object) -> None:
         read, problems = read_value(value)

@@ -11,7 +11,7 @@ from typing import Any
 from ag_ui.core import CustomEvent, EventType
 from pydantic_core import to_json
 
-__all__ = ["EVENT_NAME", "EVENT_VERSION", "Citation", "citations_event"]
+__all__ = ["EVENT_NAME", "EVENT_VERSION", "METADATA_KEY", "Citation", "citations_event"]
 
 logger = logging.getLogger("moca_agui")
 
@@ -19,6 +19,9 @@ logger = logging.getLogger("moca_agui")
 EVENT_NAME = "moca.citations"
 #: `value.version` of the events this library sends and reads.
 EVENT_VERSION = 1
+#: The key of an assistant message's `metadata` (AG-UI 1.0) that carries the same value
+#: as its event, on the message in a MESSAGES_SNAPSHOT.
+METADATA_KEY = "moca.citations"
 
 
 @dataclass(slots=True)

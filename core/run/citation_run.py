@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from typing import Any
 
 from ag_ui.core import CustomEvent
 
@@ -205,6 +206,10 @@ class CitationRun:
         """End the lookups still running: the run ended, failed or lost its client."""
         self._lookups.cancel()
 
+    def citable(self) -> list[str]:
+        """Ids of the assistant messages with text that are cited, in the order they began."""
+        return self._messages.citable()
+
     def mute(self, message_id: str) -> None:
         """Never cite this message (another role's, or one cited upstream)."""
         self._messages.mute(message_id)
@@ -237,6 +242,15 @@ class CitationRun:
             logger.exception("moca_agui: no citations sent for this run; the answer is unchanged")
         finally:
             self._lookups.cancel()  # what was looked up ahead and never cited
+
+    async def citation_values(self, message_ids: list[str]) -> dict[str, dict[str, Any]]:
+        """The value each of `message_ids` has in its event, as their text stands now, by
+        message id; no event is marked made (a message's event is still sent when due).
+        What a MESSAGES_SNAPSHOT's messages carry on their metadata."""
+        return {
+            event.value["messageId"]: event.value
+            async for event in self._each_when_ready(message_ids)
+        }
 
     async def _each_when_ready(self, message_ids: list[str]) -> AsyncIterator[CustomEvent]:
         """The events of `message_ids`, resolved together, each yielded once it is made."""

@@ -48,6 +48,10 @@ class Messages:
                 ids.discard(old)
                 ids.add(new)
 
+    def citable(self) -> list[str]:
+        """The messages with text that are cited (their event made or not), in order."""
+        return [mid for mid in self.with_text() if mid not in self._muted]
+
     def to_cite(self) -> list[str]:
         """The messages with text to cite now, each once: not muted, not cited before."""
         due = [mid for mid in self.with_text() if mid not in self._muted and mid not in self._sent]

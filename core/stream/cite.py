@@ -88,6 +88,8 @@ async def cited(
             if stream.feed(event):
                 async for extra in stream.flush():
                     yield extra
+            if stream.carries_sources:  # a snapshot: its answers carry their citations
+                event = await stream.with_sources(event)
             run = stream.run
             parts_of, parts = stream.delta_path()
             yield event

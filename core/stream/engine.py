@@ -17,6 +17,7 @@ from ag_ui.core import BaseEvent, RawEvent, TextMessageContentEvent
 
 from ..run import CitationRun
 from .follow import Follower, StreamSink
+from .metadata import with_citations
 from .renames import renames
 
 __all__ = ["CitationStream"]
@@ -53,6 +54,11 @@ class CitationStream(StreamSink):
     this run, whose text the snapshot is the only carrier of (a model that does not
     stream); None: no snapshot carries text.
 
+    The same snapshot carries each ended answer's citation value on the answer's
+    `metadata` (`METADATA_KEY`), for a client that keeps messages, not events: after
+    feeding a snapshot, a driver for which `carries_sources` is true sends
+    `await with_sources(snapshot)` in its place. The event is still sent, when due.
+
     A new RUN_STARTED in the same stream starts a new run with the same options
     (`run` names the current one). Never raises into the stream: a failure turns the
     layer off for the run, logged, and the events flow on.
@@ -61,6 +67,7 @@ class CitationStream(StreamSink):
     __slots__ = (
         "_ahead",
         "_alive",
+        "_carried",
         "_carry",
         "_due",
         "_follower",
@@ -71,6 +78,7 @@ class CitationStream(StreamSink):
         "_snapshot",
         "_snapshot_text",
         "_started",
+        "carries_sources",
         "run",
     )
 
@@ -95,6 +103,8 @@ class CitationStream(StreamSink):
         self._snapshot: list[tuple[str, object]] | None = None
         self._ahead = False  # whether answers are read as they stream (`run.looks_ahead`)
         self._carry: dict[str, str] = {}  # message id -> its text since its last space
+        self._carried: list[str] = []  # the answers the snapshot just read carries sources of
+        self.carries_sources = False  # whether the event just fed is such a snapshot
         self._no_delta_path()
 
     def _no_delta_path(self) -> None:
@@ -135,14 +145,13 @@ class CitationStream(StreamSink):
         # A driver may hand the run results outside the stream (LlamaIndex): whether this
         # event's text is read ahead depends on what the run holds now.
         self._ahead = self.run.looks_ahead
+        self.carries_sources = False
         try:
             self._follower.feed(event)
         except Exception:
             logger.exception("moca_agui: citations off for this run; the answer is unchanged")
             self._alive = False
             return False
-        if self._snapshot is not None:
-            self._snapshot_read(self._snapshot)
         self._ahead = self._alive and self.run.looks_ahead
         due, self._due = self._due, False
         return due
@@ -189,6 +198,21 @@ class CitationStream(StreamSink):
             if message_id not in ids:
                 logger.info("moca_agui: message %s is not in the snapshot; not cited", message_id)
                 run.mute(message_id)
+        self._carried = [mid for mid in run.citable() if mid in ids and mid not in self._open]
+        self.carries_sources = bool(self._carried)
+
+    async def with_sources(self, snapshot: BaseEvent) -> BaseEvent:
+        """The MESSAGES_SNAPSHOT just fed, its ended answers carrying their citation values
+        on their `metadata`, each the value their event has; `snapshot` itself if none
+        has citations, or if its messages have no `metadata` (ag-ui-protocol 0.1)."""
+        message_ids, self._carried = self._carried, []
+        self.carries_sources = False
+        try:
+            values = await self.run.citation_values(message_ids)
+            return with_citations(snapshot, values) if values else snapshot
+        except Exception:
+            logger.exception("moca_agui: the snapshot carries no citations; sent as it came")
+            return snapshot
 
     async def flush(self) -> AsyncIterator[BaseEvent]:
         """The run's citation events, once, each as soon as it is made; none if the run
@@ -263,6 +287,10 @@ class CitationStream(StreamSink):
     ) -> None:
         if role == "assistant" and self._snapshot is not None:
             self._snapshot.append((message_id, content))
+
+    def snapshot_ended(self) -> None:
+        if self._snapshot is not None:
+            self._snapshot_read(self._snapshot)
 
     def citations(self, value: object) -> None:
         if isinstance(value, dict):

@@ -13,7 +13,8 @@ those of `@ag-ui/client` 1.0 (its `transformChunks`, then its `defaultApplyEvent
   know; a chunk with another `messageId`, a TOOL_CALL_CHUNK or a CUSTOM event close it too.
   A chunk without `messageId` when no chunked message is open belongs to no message
   (`@ag-ui/client` rejects it: "First TEXT_MESSAGE_CHUNK must have a messageId").
-- MESSAGES_SNAPSHOT names messages (id, role, text) and the tools of their tool calls.
+- MESSAGES_SNAPSHOT names messages (id, role, text, our key of their `metadata`) and the
+  tools of their tool calls.
 - TOOL_CALL_START, or the first TOOL_CALL_CHUNK of a call, names the call's tool.
 - RUN_STARTED, RUN_FINISHED, RUN_ERROR and MESSAGES_SNAPSHOT close an open chunked message.
 
@@ -28,7 +29,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ..records.event import EVENT_NAME
+from ..records.event import EVENT_NAME, METADATA_KEY
 
 __all__ = ["Follower", "StreamSink"]
 
@@ -78,6 +79,13 @@ class StreamSink:
         self, message_id: str, role: str, content: object, tool_call_id: str | None
     ) -> None:
         """One message of a MESSAGES_SNAPSHOT, in its order."""
+
+    def snapshot_citations(self, message_id: str, value: object) -> None:
+        """A snapshot message's `metadata["moca.citations"]`, as sent (right after its
+        `snapshot_message`)."""
+
+    def snapshot_ended(self) -> None:
+        """The last message of a MESSAGES_SNAPSHOT was reported."""
 
     def citations(self, value: object) -> None:
         """A CUSTOM `moca.citations` event's value, as sent."""
@@ -303,6 +311,10 @@ class Follower:
                 field(message, "content", "content"),
                 call_id if isinstance(call_id, str) else None,
             )
+            metadata = field(message, "metadata", "metadata")
+            if isinstance(metadata, dict) and METADATA_KEY in metadata:
+                self._sink.snapshot_citations(message_id, metadata[METADATA_KEY])
+        self._sink.snapshot_ended()
 
     def _custom(self, event: Any) -> None:
         if _field(event, "name", "name") == EVENT_NAME:

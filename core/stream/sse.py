@@ -155,6 +155,10 @@ class SSECitations:
                 try:
                     if stream.feed(parsed):
                         out.extend([self._encoded(sent) async for sent in stream.flush()])
+                    if stream.carries_sources:  # a snapshot: its answers carry citations
+                        carrying = await stream.with_sources(parsed)
+                        if carrying is not parsed:
+                            event = _with_data(event, carrying)
                     if ACTIVE_RUN.get() is not stream.run:  # a new run began in this response
                         ACTIVE_RUN.set(stream.run)
                 except Exception:
@@ -174,6 +178,18 @@ class SSECitations:
             *args,
         )
         self.close()
+
+
+def _with_data(event: Bytes, data: BaseEvent) -> bytes:
+    """The SSE event `event` (without its blank line) with `data` as its data: its other
+    lines (`id:`, `event:`) kept."""
+    lines = [
+        line
+        for line in _LINE_END.split(bytes(event))
+        if not (line.startswith(b"data:") or line == b"data")
+    ]
+    json = data.model_dump_json(by_alias=True, exclude_none=True).encode()
+    return b"\n".join([*lines, b"data: " + json])
 
 
 def _data(buffer: bytes, start: int, end: int) -> bytes | None:

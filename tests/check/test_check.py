@@ -159,6 +159,41 @@ def test_an_event_naming_the_snapshots_id_of_the_answer_passes(
     assert check_events(renamed_by_a_snapshot(stream, event_names="snapshot")) == []
 
 
+def carrying(stream: list[dict[str, Any]], value: dict[str, Any]) -> list[dict[str, Any]]:
+    """The renamed stream whose snapshot answer carries `value` on its metadata."""
+    events = renamed_by_a_snapshot(stream, event_names="snapshot")
+    [answer] = events[index_of(events, "MESSAGES_SNAPSHOT")]["messages"]
+    answer["metadata"] = {"citations": "kept", "moca.citations": value}
+    return events
+
+
+def test_a_snapshot_answer_carrying_its_events_value_passes(
+    stream: list[dict[str, Any]],
+) -> None:
+    events = renamed_by_a_snapshot(stream, event_names="snapshot")
+    assert check_events(carrying(stream, copy.deepcopy(event_value(events)))) == []
+
+
+def test_a_snapshot_answer_carrying_another_value_than_its_event(
+    stream: list[dict[str, Any]],
+) -> None:
+    value = copy.deepcopy(event_value(renamed_by_a_snapshot(stream, event_names="snapshot")))
+    value["citations"] = value["citations"][:-1]
+    events = carrying(stream, value)
+    at = index_of(events, "MESSAGES_SNAPSHOT")
+    assert rules(check_events(events)) == [("error", "§2", "metadata", at)]
+
+
+def test_a_snapshot_answer_carrying_another_messages_value(
+    stream: list[dict[str, Any]],
+) -> None:
+    value = copy.deepcopy(event_value(renamed_by_a_snapshot(stream, event_names="snapshot")))
+    value["messageId"] = "elsewhere"
+    events = carrying(stream, value)
+    at = index_of(events, "MESSAGES_SNAPSHOT")
+    assert rules(check_events(events)) == [("error", "§2", "messageId", at)]
+
+
 def test_message_id_of_a_user_message(stream: list[dict[str, Any]]) -> None:
     events = broken(stream)
     user = [

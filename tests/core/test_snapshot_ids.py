@@ -22,6 +22,7 @@ from starlette.routing import Route
 from thread_turns import after_run
 
 import moca_agui
+import moca_agui.client
 from moca_agui.asgi import CitationMiddleware
 from streams import message, run, source, tool_call
 from support import citation_events, collect, parse_sse, record, ref, run_input
@@ -122,3 +123,89 @@ async def test_the_middleware_names_the_snapshots_id_too():
     assert value["messageId"] == "5580bf26"
     assert value["citations"][0]["record"]["node"]["ref"] == ref(A)
     assert held_when_it_arrives(stream) == [True]
+
+
+# -- the records ride on the message too -----------------------------------------------
+
+
+def metadata_of(stream: list[dict[str, Any]], message_id: str) -> dict[str, Any] | None:
+    """The metadata of `message_id` in the stream's snapshot."""
+    [snap] = [event for event in stream if event["type"] == "MESSAGES_SNAPSHOT"]
+    [held] = [m for m in snap["messages"] if m["id"] == message_id]
+    return held.get("metadata")
+
+
+async def test_the_snapshot_carries_each_answers_event_value_on_its_metadata():
+    stream = await events_of(
+        message("chatcmpl-1", "Mark the ", "queen [1]."),
+        snapshot(("5580bf26", "Mark the queen [1].")),
+    )
+    [value] = citation_events(stream)
+    assert metadata_of(stream, "5580bf26") == {"moca.citations": value}
+    assert [metadata_of(stream, mid) for mid in ("u1", "call-message", "tool-c1")] == [None] * 3
+    kinds = [event["type"] for event in stream]
+    assert kinds[-3:] == ["MESSAGES_SNAPSHOT", "CUSTOM", "RUN_FINISHED"]
+
+
+async def test_a_client_that_keeps_only_the_snapshots_messages_still_has_every_source():
+    stream = await events_of(
+        message("s1", "Mark the queen [1]."),
+        message("s2", "Again, the queen [1]."),
+        snapshot(("n1", "Mark the queen [1]."), ("n2", "Again, the queen [1].")),
+    )
+    kept = after_run([], stream)  # what a history store restores: messages, no CUSTOM event
+    carried = {m["id"]: m["metadata"]["moca.citations"] for m in kept if "metadata" in m}
+    assert carried == {value["messageId"]: value for value in citation_events(stream)}
+    assert set(carried) == {"n1", "n2"}
+    conversation = moca_agui.client.Conversation()
+    for event in stream:
+        if event["type"] == "MESSAGES_SNAPSHOT":  # the snapshot alone
+            conversation.feed(event)
+    assert {m.id: list(m.sources) for m in conversation.messages()} == {
+        "n1": [ref(A)],
+        "n2": [ref(A)],
+    }
+
+
+async def test_the_answers_other_metadata_is_kept_and_an_open_answer_carries_nothing():
+    held = snapshot(("m1", "See [1]."), ("m2", "Still writ"))
+    held.messages[3].metadata = {"citations": [{"bedrock": True}]}
+    stream = await collect(
+        moca_agui.cite(
+            source(
+                run(
+                    tool_call("c1", "moca_get_node", A),
+                    message("m1", "See [1]."),
+                    message("m2", "Still writ")[:2],  # started, not ended
+                    held,
+                )
+            )
+        )
+    )
+    value = metadata_of(stream, "m1")["moca.citations"]  # type: ignore[index]
+    assert metadata_of(stream, "m1") == {"citations": [{"bedrock": True}], "moca.citations": value}
+    assert value["citations"] == [{"marker": "[1]", "record": A}]
+    assert metadata_of(stream, "m2") is None
+
+
+async def test_the_middlewares_snapshot_carries_them_with_its_other_lines_kept():
+    async def endpoint(request: Request) -> StreamingResponse:
+        events: list[BaseEvent] = run(
+            tool_call("c1", "moca_get_node", A),
+            message("chatcmpl-1", "Mark the queen [1]."),
+            snapshot(("5580bf26", "Mark the queen [1].")),
+        )
+        encoder = EventEncoder()
+        frames = [encoder.encode(e) for e in events]
+        frames[-2] = "id: 7\n" + frames[-2]  # the snapshot, with an SSE id line
+        return StreamingResponse(iter(frames), media_type="text/event-stream")
+
+    app = CitationMiddleware(Starlette(routes=[Route("/", endpoint, methods=["POST"])]))
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        response = await client.post("/", json=run_input())
+    assert "id: 7\ndata: {" in response.text
+    stream = parse_sse(response.text.replace("id: 7\n", ""))
+    [value] = citation_events(stream)
+    assert metadata_of(stream, "5580bf26") == {"moca.citations": value}
+    assert [e["type"] for e in stream][-3:] == ["MESSAGES_SNAPSHOT", "CUSTOM", "RUN_FINISHED"]
