@@ -93,6 +93,7 @@ export interface HeldMessage {
   id: string;
   role: string;
   content?: unknown;
+  metadata?: unknown;
 }
 
 /** The AgentSubscriber that `MocaCitations.subscriber()` returns. */
@@ -101,12 +102,17 @@ export interface CitationsSubscriber extends AgentSubscriber {
     event: { name: string; value: unknown };
     messages: ReadonlyArray<HeldMessage>;
   }): void;
+  onMessagesSnapshotEvent(params: { event: { messages: ReadonlyArray<HeldMessage> } }): void;
 }
+
+/** The key of an assistant message's `metadata` that carries its event's value. */
+export declare const METADATA_KEY: "moca.citations";
 
 export declare class MocaCitations {
   get(messageId: string): MessageCitations | undefined;
   subscribe(listener: () => void): () => void;
   subscriber(): CitationsSubscriber;
+  fromMessages(messages: ReadonlyArray<HeldMessage>): void;
 }
 
 export type Tone = "good" | "info" | "warning" | "danger";

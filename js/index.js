@@ -298,10 +298,21 @@ export function skipBadFrames(fetchFunction) {
 
 // -- the store ------------------------------------------------------------------------------
 
-/** The citations of each assistant message, by message id, outside the message objects. */
+/** The key of an assistant message's `metadata` that carries its event's value (AG-UI 1.0). */
+export const METADATA_KEY = "moca.citations";
+
+/**
+ * The citations of each assistant message, by message id, outside the message objects: from
+ * `moca.citations` events, and from the same value on a message's `metadata` (a snapshot's
+ * messages, or messages an app restores with `setMessages`).
+ */
 export class MocaCitations {
   /** @type {Map<string, MessageCitations>} */
   #byMessage = new Map();
+  /** @type {Map<string, string>} the JSON of each message's value: the same value is taken once */
+  #values = new Map();
+  /** @type {Map<string, string>} the text each cited message had when its citations came */
+  #texts = new Map();
   /** @type {Set<() => void>} */
   #listeners = new Set();
 
@@ -324,7 +335,8 @@ export class MocaCitations {
 
   /**
    * An AG-UI AgentSubscriber for `agent.subscribe(...)` or `agent.runAgent(params, ...)`:
-   * it keeps each `moca.citations` event for an assistant message the agent holds.
+   * it keeps each `moca.citations` event for an assistant message the agent holds, and the
+   * citations the agent's messages carry on their metadata.
    * @returns {CitationsSubscriber}
    */
   subscriber() {
@@ -332,7 +344,55 @@ export class MocaCitations {
       onCustomEvent: ({ event, messages }) => {
         if (event.name === EVENT_NAME) this.#accept(event.value, messages);
       },
+      onMessagesSnapshotEvent: ({ event }) => this.fromMessages(event.messages),
     };
+  }
+
+  /**
+   * Keep the citations `messages` carry on their metadata (`metadata["moca.citations"]`, the
+   * value of the message's event): for messages restored from a history that keeps messages,
+   * not events. An answer whose id changed (the same text, a new id, its old id gone) keeps
+   * its citations under the new id.
+   * @param {ReadonlyArray<HeldMessage>} messages
+   */
+  fromMessages(messages) {
+    for (const message of messages) {
+      const carried = isObject(message.metadata) ? message.metadata[METADATA_KEY] : undefined;
+      if (carried === undefined || message.role !== "assistant") continue;
+      if (!isObject(carried) || carried.messageId !== message.id) {
+        warn(`ignored the citations on the metadata of ${shown(message.id)}: not its own`);
+        continue;
+      }
+      this.#accept(carried, messages);
+    }
+    this.#followRenames(messages);
+  }
+
+  /** @param {ReadonlyArray<HeldMessage>} messages */
+  #followRenames(messages) {
+    const held = new Set(messages.map((m) => m.id));
+    /** @type {Map<string, string[]>} */
+    const gone = new Map();
+    for (const [id, text] of this.#texts) {
+      if (!held.has(id)) gone.set(text, [...(gone.get(text) ?? []), id]);
+    }
+    if (gone.size === 0) return;
+    /** @type {Map<string, string[]>} */
+    const named = new Map();
+    for (const m of messages) {
+      if (m.role !== "assistant" || !isString(m.content) || this.#byMessage.has(m.id)) continue;
+      const text = m.content.trim();
+      if (gone.has(text)) named.set(text, [...(named.get(text) ?? []), m.id]);
+    }
+    let changed = false;
+    for (const [text, ids] of named) {
+      const old = gone.get(text) ?? [];
+      if (ids.length !== 1 || old.length !== 1) continue;  // two answers of one text: neither
+      this.#keep(ids[0], /** @type {MessageCitations} */ (this.#byMessage.get(old[0])),
+        /** @type {string} */ (this.#values.get(old[0])), text);
+      changed = true;
+    }
+    if (changed) for (const listener of [...this.#listeners]) listener();
   }
 
   /** @param {unknown} value @param {ReadonlyArray<HeldMessage>} messages */
@@ -345,12 +405,24 @@ export class MocaCitations {
       warn(`ignored the citations of ${shown(messageId)}: no such assistant message`);
       return;
     }
+    const json = JSON.stringify(value);
     if (this.#byMessage.has(messageId)) {
-      warn(`ignored a second event for message ${shown(messageId)}`);
+      // The same value again (its metadata copy, an event replayed on reconnect): taken once.
+      if (this.#values.get(messageId) !== json) {
+        warn(`ignored a second event for message ${shown(messageId)}`);
+      }
       return;
     }
-    this.#byMessage.set(messageId, Object.freeze({ computedAt, citations }));
+    this.#keep(messageId, Object.freeze({ computedAt, citations }), json, message.content.trim());
     for (const listener of [...this.#listeners]) listener();
+  }
+
+  /** @param {string} messageId @param {MessageCitations} kept @param {string} json
+   *  @param {string} text */
+  #keep(messageId, kept, json, text) {
+    this.#byMessage.set(messageId, kept);
+    this.#values.set(messageId, json);
+    this.#texts.set(messageId, text);
   }
 }
 

@@ -154,8 +154,40 @@ def citation_events(stream: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
+def carried_by_snapshot(stream: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """{message id: value} of the citations the answers of the stream's last
+    MESSAGES_SNAPSHOT carry on their metadata: what a client that keeps only messages has."""
+    [*_, snapshot] = [e for e in stream if e["type"] == "MESSAGES_SNAPSHOT"]
+    return {
+        m["id"]: m["metadata"][moca_agui.METADATA_KEY]
+        for m in snapshot["messages"]
+        if moca_agui.METADATA_KEY in (m.get("metadata") or {})
+    }
+
+
 def without_citations(stream: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [e for e in stream if not (e["type"] == "CUSTOM" and e["name"] == moca_agui.EVENT_NAME)]
+    """The stream without what citing adds: the moca.citations events, and the citations
+    its snapshots' answers carry on their metadata (an emptied metadata goes too)."""
+    return [
+        _uncarried(e)
+        for e in stream
+        if not (e["type"] == "CUSTOM" and e["name"] == moca_agui.EVENT_NAME)
+    ]
+
+
+def _uncarried(event: dict[str, Any]) -> dict[str, Any]:
+    if event["type"] != "MESSAGES_SNAPSHOT":
+        return event
+    messages = []
+    for message in event["messages"]:
+        metadata = message.get("metadata")
+        if isinstance(metadata, dict) and moca_agui.METADATA_KEY in metadata:
+            rest = {k: v for k, v in metadata.items() if k != moca_agui.METADATA_KEY}
+            message = {k: v for k, v in message.items() if k != "metadata"}
+            if rest:
+                message["metadata"] = rest
+        messages.append(message)
+    return {**event, "messages": messages}
 
 
 def types(stream: Iterable[dict[str, Any]]) -> list[str]:

@@ -194,3 +194,67 @@ test("sseEvents reads the same events from any chunking and any line ending", as
   for await (const event of sseEvents(sse('data: {"type":\ndata: "RUN_STARTED"}').body)) read.push(event);
   assert.deepEqual(read, [{ type: "RUN_STARTED" }]);
 });
+
+// -- the citations a message carries on its metadata (issue 31) -------------------------------
+
+const value = (messageId, citations) => ({ version: 1, messageId, citations });
+const carrying = (id, content, carried) => ({
+  id, role: "assistant", content, metadata: { citations: "other", "moca.citations": carried },
+});
+
+test("a snapshot message carrying its citations on metadata is kept; the same event after it is taken once", async () => {
+  const carried = value("n1", [{ marker: "[1]", record: RECORD }]);
+  const snapshot = { type: "MESSAGES_SNAPSHOT", messages: [carrying("n1", "See [1].", carried)] };
+  for (const events of [[snapshot], [snapshot, { type: "CUSTOM", name: "moca.citations", value: carried }]]) {
+    const { store, warnings } = await runWith([...text("chatcmpl-1", "See [1]."), ...events]);
+    assert.deepEqual(store.get("n1")?.citations, [{ marker: "[1]", markers: ["[1]"], record: RECORD }]);
+    assert.deepEqual(warnings, []);
+  }
+});
+
+test("a replayed event (CopilotKit's runners on reconnect) is taken once, silently", async () => {
+  const { store, warnings } = await runWith([
+    ...text("m1", "See [1]."),
+    cite("m1", [{ marker: "[1]", record: RECORD }]),
+    cite("m1", [{ marker: "[1]", record: RECORD }]),
+  ]);
+  assert.equal(store.get("m1")?.citations.length, 1);
+  assert.deepEqual(warnings, []);
+});
+
+test("an answer a snapshot renames keeps its citations under the new id; two of one text do not", async () => {
+  const { store } = await runWith([
+    ...text("s1", "Mark the queen [1]."),
+    cite("s1", [{ marker: "[1]", record: RECORD }]),
+    ...text("s2", "Same."),
+    ...text("s3", "Same."),
+    cite("s2", [{ record: OTHER }]),
+    cite("s3", [{ record: OTHER }]),
+    { type: "MESSAGES_SNAPSHOT", messages: [
+      { id: "n1", role: "assistant", content: "Mark the queen [1]." },
+      { id: "n2", role: "assistant", content: "Same." },
+      { id: "n3", role: "assistant", content: "Same." },
+    ] },
+  ]);
+  assert.deepEqual(store.get("n1")?.citations, [{ marker: "[1]", markers: ["[1]"], record: RECORD }]);
+  assert.equal(store.get("n2"), undefined);
+  assert.equal(store.get("n3"), undefined);
+});
+
+test("messages restored from history carry their citations; metadata naming another message is refused", () => {
+  const store = new MocaCitations();
+  const warn = mock.method(console, "warn", () => {});
+  try {
+    store.fromMessages([
+      { id: "u1", role: "user", content: "q" },
+      carrying("a1", "See [1].", value("a1", [{ marker: "[1]", record: RECORD }])),
+      carrying("a2", "Forged.", value("a1", [{ record: OTHER }])),
+    ]);
+  } finally {
+    warn.mock.restore();
+  }
+  assert.equal(store.get("a1")?.citations[0].record, RECORD);
+  assert.equal(store.get("a2"), undefined);
+  assert.deepEqual(warn.mock.calls.map((c) => String(c.arguments[0])),
+    ['moca-agui: ignored the citations on the metadata of "a2": not its own']);
+});

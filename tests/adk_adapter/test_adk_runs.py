@@ -37,7 +37,7 @@ from google.adk.tools.long_running_tool import LongRunningFunctionTool
 
 import moca_agui
 import moca_agui.adapter
-from support import citation_events, ref
+from support import carried_by_snapshot, citation_events, ref
 
 pytestmark = pytest.mark.filterwarnings("ignore:\\[EXPERIMENTAL\\]:UserWarning")
 
@@ -248,6 +248,8 @@ async def test_with_messages_snapshot_the_runs_messages_are_cited_under_the_snap
     assert set(answers).isdisjoint(answer_ids(stream))
     assert [v["messageId"] for v in citation_events(stream)] == answers
     assert cited(stream) == [[], [("[1]", ref(A))]]
+    # a client that keeps only the snapshot's messages has each answer's sources too
+    assert carried_by_snapshot(stream) == {v["messageId"]: v for v in citation_events(stream)}
 
 
 @pytest.mark.parametrize("snapshots", [False, True])

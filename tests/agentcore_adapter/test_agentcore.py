@@ -16,6 +16,8 @@ import httpx
 import pytest
 import websockets
 from bedrock_agentcore.runtime.ag_ui import AGUIApp, build_ag_ui_app
+from readme_code import readme_diffs
+from strands import Agent
 
 import moca_agui
 from moca_agui.check import check_events, parse_stream
@@ -41,7 +43,11 @@ QUESTION = "Do I need to register my hives?"
 
 def parallel_agent() -> Any:
     """Two Reader calls in one response, then an answer citing both by marker."""
-    model = ScriptedModel(
+    return strands_agent(parallel_model(), reader_tools(A, B))
+
+
+def parallel_model() -> ScriptedModel:
+    return ScriptedModel(
         [
             [
                 Call("moca_get_node", {"node_id": ref(A)}, id="call-a"),
@@ -50,7 +56,6 @@ def parallel_agent() -> Any:
             ["A says [1]; B says [2]; C is made up [3] and cites nothing."],
         ]
     )
-    return strands_agent(model, reader_tools(A, B))
 
 
 async def post(app: Any, thread_id: str = "thread-1") -> list[dict[str, Any]]:
@@ -128,3 +133,16 @@ def test_the_demo_prints_a_cited_stream() -> None:
         ("[1]", "hive-registration.md"),
         ("[2]", "hive-placement.md"),
     ]
+
+
+async def test_the_docs_diff_applied_serves_an_app_that_cites(monkeypatch) -> None:
+    """The page's diff as a user ends up with it; the app `serve_ag_ui` builds is taken
+    where it would start uvicorn, and posted to."""
+    [code] = readme_diffs("The one line", "frameworks/agentcore.md")
+    assert "serve_ag_ui(moca_agui.instrument(StrandsAgent(agent=strands_agent" in code
+    served_apps: list[AGUIApp] = []
+    monkeypatch.setattr(AGUIApp, "run", lambda app, **_: served_apps.append(app))
+    plain = Agent(model=parallel_model(), tools=reader_tools(A, B), callback_handler=None)
+    exec(code, {"strands_agent": plain})
+    [app] = served_apps
+    assert cited(await post(app)) == [("[1]", ref(A)), ("[2]", ref(B))]

@@ -79,3 +79,13 @@ def test_the_readme_is_short_and_its_links_resolve_off_github(readme: Path, line
     for link in links:
         if link.startswith(GITHUB):
             assert (ROOT / link.removeprefix(GITHUB).split("#")[0]).exists(), link
+
+
+def test_every_diff_block_is_applied_and_run_by_a_test() -> None:
+    """A ```diff block is code a user ends up with: some test applies it (`readme_diffs`)
+    and runs it against its framework, with the names the page leaves to the user."""
+    tests = [path.read_text(encoding="utf-8") for path in (ROOT / "tests").rglob("test_*.py")]
+    with_diffs = [page for page in docs_pages() if "```diff" in (DOCS / page).read_text("utf-8")]
+    assert len(with_diffs) >= 10
+    unread = [page for page in with_diffs if not any(f'"{page}")' in text for text in tests)]
+    assert unread == []

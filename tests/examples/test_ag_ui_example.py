@@ -14,8 +14,7 @@ from example_runs import (
     assert_serves_where_it_says,
     run,
 )
-
-from support import ROOT
+from readme_code import readme_diffs
 
 
 @pytest.mark.parametrize("question", QUESTIONS)
@@ -28,11 +27,8 @@ def test_it_serves_where_its_first_lines_and_its_docs_page_say() -> None:
 
 
 def test_the_docs_diff_is_the_examples_code() -> None:
-    page = (ROOT / "docs" / "frameworks" / "ag-ui.md").read_text(encoding="utf-8")
-    section = page.split("\n## The one line\n", 1)[1].split("\n## ", 1)[0]
-    found = re.search(r"```diff\n(.*?)```", section, flags=re.DOTALL)
-    assert found is not None
-    after = [line[1:].strip() for line in found.group(1).splitlines() if line[:1] in " +"]
+    [diff] = readme_diffs("The one line", "frameworks/ag-ui.md")
+    after = [line.strip() for line in diff.splitlines() if line.strip()]
     source = (EXAMPLES / "ag_ui/app.py").read_text(encoding="utf-8")
     code = [line.split("  # ")[0].strip() for line in source.splitlines()]
     assert [line for line in after if line not in code and not imported(line, code)] == []

@@ -28,6 +28,7 @@ from lg_service import (
 from support import (
     PACKAGE_ID,
     assert_valid_stream,
+    carried_by_snapshot,
     citation_events,
     ref,
     run_input,
@@ -80,6 +81,8 @@ async def test_two_answers_in_one_run_cite_their_own_nodes() -> None:
         first,
         second,
     ]
+    # a client that keeps only the snapshot's messages has each answer's sources too
+    assert carried_by_snapshot(stream) == {v["messageId"]: v for v in citation_events(stream)}
     for value in citation_events(stream):
         assert value["version"] == 1
         assert value["computedAt"].endswith("+00:00")
@@ -246,6 +249,7 @@ async def test_a_model_that_does_not_stream_gets_events_keyed_by_the_snapshot() 
         this_run[0]: [cited("[1]", A)],
         this_run[1]: [cited(None, C), cited("[2]", B)],
     }
+    assert carried_by_snapshot(stream) == {v["messageId"]: v for v in citation_events(stream)}
 
 
 async def test_answers_of_earlier_runs_in_the_thread_get_no_event() -> None:
