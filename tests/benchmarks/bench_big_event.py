@@ -10,7 +10,11 @@ their sum, and the ratio 50 MB / 25 MB, for this core, (`--against REV`) an earl
 and the floor (the least any such middleware does: pass each chunk on, join the event's
 chunks once, parse it once), side by side.
 
-    python tests/benchmarks/bench_big_event.py [--quick] [--against REV]
+A second table counts the instructions each layer executes for the event (valgrind's
+callgrind, one child process per layer and size, less a child that only builds the
+body): the work of the layer itself, which no page fault or allocator reuse moves.
+
+    python tests/benchmarks/bench_big_event.py [--quick] [--against REV] [--no-instructions]
 """
 
 from __future__ import annotations
@@ -19,8 +23,12 @@ import argparse
 import asyncio
 import contextlib
 import importlib
+import re
 import resource
+import shutil
 import statistics
+import subprocess
+import sys
 from collections.abc import Awaitable, Callable
 from types import ModuleType
 from typing import Any
@@ -104,20 +112,57 @@ async def served(middleware: Any, sse: bytes) -> tuple[float, float]:
     return after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime
 
 
+def layers() -> dict[str, Any]:
+    return {
+        "CitationMiddleware": importlib.import_module("moca_agui.asgi").CitationMiddleware,
+        "floor": Floor,
+    }
+
+
+def child(layer: str, megabytes: int) -> None:
+    """One event of `megabytes` MB through `layer` ("none": the body is built only)."""
+    sse = body(megabytes)
+    if layer != "none":
+        asyncio.run(served(layers()[layer], sse))
+
+
+def instructions(layer: str, megabytes: int) -> int:
+    """Instructions callgrind counts for a child process running `child(layer, megabytes)`."""
+    command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
+    command += [sys.executable, __file__, "--child", layer, str(megabytes)]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    found = re.search(r"Collected : (\d+)", done.stderr)
+    if done.returncode != 0 or found is None:
+        raise RuntimeError(f"{layer} {megabytes} MB: {done.stderr[-2000:]}")
+    return int(found.group(1))
+
+
+def instruction_table() -> str:
+    built = {size: instructions("none", size) for size in (25, 50)}
+    rows = []
+    for layer in layers():
+        small, large = (instructions(layer, size) - built[size] for size in (25, 50))
+        rows.append([layer, f"{small / 1e6:,.1f}", f"{large / 1e6:,.1f}", f"{large / small:.2f}x"])
+    header = ["layer", "25 MB event (M instr.)", "50 MB event (M instr.)", "50 MB / 25 MB"]
+    return table(header, rows)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--against", metavar="REV")
+    parser.add_argument("--no-instructions", action="store_true")
+    parser.add_argument("--child", nargs=2, metavar=("LAYER", "MB"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child:
+        child(args.child[0], int(args.child[1]))
+        return
     repeats = 3 if args.quick else 7
     print("## 12. One huge event through the middleware\n")
     print(machine() + "\n")
     bodies = {size: body(size) for size in (25, 50)}
     with contextlib.ExitStack() as stack:
-        middlewares: dict[str, Any] = {
-            "CitationMiddleware": importlib.import_module("moca_agui.asgi").CitationMiddleware,
-            "floor": Floor,
-        }
+        middlewares: dict[str, Any] = layers()
         if args.against:
             core: ModuleType = stack.enter_context(core_at(args.against))
             earlier = importlib.import_module(f"{core.__name__}.asgi").CitationMiddleware
@@ -140,6 +185,10 @@ def main() -> None:
     header = ["layer", "CPU", "25 MB event (s)", "50 MB event (s)", "50 MB / 25 MB"]
     print(table(header, rows))
     print(f"\nMedian CPU times of {repeats} runs each, interleaved; {CHUNK // 1024} KiB chunks.")
+    if args.no_instructions or shutil.which("valgrind") is None:
+        return
+    print("\nInstructions executed for the event (callgrind; less building the body):\n")
+    print(instruction_table())
 
 
 if __name__ == "__main__":
