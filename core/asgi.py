@@ -148,6 +148,14 @@ class _Request:
         messages = self._read().get("messages")
         return messages if isinstance(messages, list) else []
 
+    def question_id(self) -> str | None:
+        """The id of the run's question: the last user message of the body read so far."""
+        for message in reversed(self.messages() if self._body is not None else []):
+            if isinstance(message, dict) and message.get("role") == "user":
+                found = message.get("id")
+                return found if isinstance(found, str) else None
+        return None
+
     def thread_id(self) -> str | None:
         """The `RunAgentInput`'s thread id, if the body read so far has one."""
         thread_id = self._read().get("threadId") if self._body is not None else None
@@ -202,7 +210,7 @@ class _Response:
             thread_id = self._request.thread_id()
             if thread_id is not None and self.thread is None:
                 self.thread = self._begin(self._run, thread_id)
-            self._sse = SSECitations(self._run, self._where)
+            self._sse = SSECitations(self._run, self._where, self._request.question_id())
             headers = [(k, v) for k, v in message["headers"] if k.lower() != b"content-length"]
             message = {**message, "headers": headers}
         await self._send(message)

@@ -33,7 +33,9 @@ def cite(
     `input` is the run's `RunAgentInput`: its messages are the thread the model reads, so
     markers count on from the earlier turns and an earlier source is cited with the
     record the Reader gives in this run (`lookup` asks it again); without it, the run
-    knows only its own results. `options` are those of `CitationOptions`
+    knows only its own results; an answer a model did not stream, which only a
+    MESSAGES_SNAPSHOT carries after the input's last user message, is cited too. `options`
+    are those of `CitationOptions`
     (`reader_tools`, `include_text`, `lookup`, `packages`, ...). An adapter that also
     captures Reader results outside the stream passes its own `run` instead (a
     `moca_agui.adapter.CitationRun`). Nothing is
@@ -46,9 +48,11 @@ def cite(
         kind = type(events).__name__
         raise TypeError(f"cite() needs an async iterable of AG-UI events, not {kind}")
     run = run or CitationRun(CitationOptions.from_kwargs(**options))
-    if input is not None:
-        run.read_history(input.messages or ())
-    return cited(events, CitationStream(run))
+    if input is None:
+        return cited(events, CitationStream(run))
+    run.read_history(input.messages or ())
+    questions = [m.id for m in input.messages or () if getattr(m, "role", None) == "user"]
+    return cited(events, CitationStream(run, question_id=questions[-1] if questions else None))
 
 
 async def cited(

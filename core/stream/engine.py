@@ -52,7 +52,9 @@ class CitationStream(StreamSink):
     the snapshot's id; one it leaves out otherwise is not cited. `snapshot_text(message_id)`
     says whether a snapshot's assistant message the run has no text of is an answer of
     this run, whose text the snapshot is the only carrier of (a model that does not
-    stream); None: no snapshot carries text.
+    stream); None: no snapshot carries text. `question_id`, the id of the run's question
+    (the last user message the client sent): a snapshot's assistant messages after it that
+    the run has no text of are answers of this run as well.
 
     The same snapshot carries each ended answer's citation value on the answer's
     `metadata` (`METADATA_KEY`), for a client that keeps messages, not events: after
@@ -71,9 +73,11 @@ class CitationStream(StreamSink):
         "_carry",
         "_due",
         "_follower",
+        "_after_question",
         "_open",
         "_parts",
         "_parts_of",
+        "_question_id",
         "_sent",
         "_snapshot",
         "_snapshot_text",
@@ -87,9 +91,12 @@ class CitationStream(StreamSink):
         run: CitationRun,
         *,
         snapshot_text: Callable[[str], bool] | None = None,
+        question_id: str | None = None,
     ) -> None:
         self._follower = Follower(self)
         self._snapshot_text = snapshot_text
+        self._question_id = question_id
+        self._after_question: set[str] | None = None  # None: the question not seen yet
         self._reset(run)
 
     def _reset(self, run: CitationRun) -> None:
@@ -185,13 +192,16 @@ class CitationStream(StreamSink):
         for old, new in renames(run, shown, ids, self._open):
             logger.debug("moca_agui: the snapshot names message %s %s", old, new)
             run.rename(old, new)
+        after_question = self._after_question or set()
         for message_id, content in shown:
             if (
-                self._snapshot_text is not None
-                and isinstance(content, str)
+                isinstance(content, str)
                 and content.strip()
                 and not run.text_of(message_id)
-                and self._snapshot_text(message_id)
+                and (
+                    message_id in after_question
+                    or (self._snapshot_text is not None and self._snapshot_text(message_id))
+                )
             ):
                 run.add_text(message_id, content)
         for message_id in run.message_ids():
@@ -281,12 +291,17 @@ class CitationStream(StreamSink):
 
     def snapshot_started(self) -> None:
         self._snapshot = []
+        self._after_question = None
 
     def snapshot_message(
         self, message_id: str, role: str, content: object, tool_call_id: str | None
     ) -> None:
-        if role == "assistant" and self._snapshot is not None:
+        if role == "user" and message_id == self._question_id:
+            self._after_question = set()
+        elif role == "assistant" and self._snapshot is not None:
             self._snapshot.append((message_id, content))
+            if self._after_question is not None:
+                self._after_question.add(message_id)
 
     def snapshot_ended(self) -> None:
         if self._snapshot is not None:

@@ -40,6 +40,7 @@ MAX_PENDING_BYTES = 64 * 1024 * 1024
 
 class SSECitations:
     """Cites one response's SSE body: `feed` each chunk, send what it returns, then `end`.
+    `question_id`: the id of the run's question (`CitationStream`).
 
     An event that does not read as an AG-UI event flows on as it came, and citations are
     off for the rest of the response (logged once): its text could be part of an answer.
@@ -49,8 +50,8 @@ class SSECitations:
 
     __slots__ = ("_cr", "_encoder", "_held", "_size", "_stream", "_tail", "_where")
 
-    def __init__(self, run: CitationRun, where: str) -> None:
-        self._stream: CitationStream | None = CitationStream(run)
+    def __init__(self, run: CitationRun, where: str, question_id: str | None = None) -> None:
+        self._stream: CitationStream | None = CitationStream(run, question_id=question_id)
         self._encoder = EventEncoder()
         self._held: list[bytes] = []  # the start of an event whose end has not arrived
         self._size = 0  # bytes held

@@ -13,7 +13,14 @@ import logging
 from typing import Any
 
 import httpx
-from ag_ui.core import AssistantMessage, BaseEvent, MessagesSnapshotEvent, ToolMessage, UserMessage
+from ag_ui.core import (
+    AssistantMessage,
+    BaseEvent,
+    MessagesSnapshotEvent,
+    RunAgentInput,
+    ToolMessage,
+    UserMessage,
+)
 from ag_ui.encoder import EventEncoder
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -25,7 +32,7 @@ import moca_agui
 import moca_agui.client
 from moca_agui.asgi import CitationMiddleware
 from streams import message, run, source, tool_call
-from support import citation_events, collect, parse_sse, record, ref, run_input
+from support import carried_by_snapshot, citation_events, collect, parse_sse, record, ref, run_input
 
 A = record("a.md")
 
@@ -209,3 +216,66 @@ async def test_the_middlewares_snapshot_carries_them_with_its_other_lines_kept()
     [value] = citation_events(stream)
     assert metadata_of(stream, "5580bf26") == {"moca.citations": value}
     assert [e["type"] for e in stream][-3:] == ["MESSAGES_SNAPSHOT", "CUSTOM", "RUN_FINISHED"]
+
+
+# -- an answer only the snapshot carries (a model that does not stream: ag-ui-crewai) ------
+
+
+def carried_only(question_id: str) -> MessagesSnapshotEvent:
+    """The thread as the emitter holds it: an earlier turn's answer, then this run's
+    question, the Reader call, and the answer the emitter never streamed."""
+    call = {
+        "id": "c1",
+        "type": "function",
+        "function": {"name": "moca_get_node", "arguments": "{}"},
+    }
+    return MessagesSnapshotEvent(
+        messages=[
+            UserMessage(id="u0", content="earlier"),
+            AssistantMessage(id="earlier", content="Earlier [1]."),
+            UserMessage(id=question_id, content="q"),
+            AssistantMessage(id="call-message", tool_calls=[call]),
+            ToolMessage(id="tool-c1", tool_call_id="c1", content="{}"),
+            AssistantMessage(id="uuid-answer", content="Mark the queen [1]."),
+        ]
+    )
+
+
+async def test_an_answer_only_a_snapshot_carries_after_the_question_is_cited():
+    question = run_input(run_id="run-2")["messages"][-1]
+    earlier = [
+        {"id": "u0", "role": "user", "content": "earlier"},
+        {"id": "earlier", "role": "assistant", "content": "Earlier [1]."},
+    ]
+    body = run_input(run_id="run-2", history=earlier)
+    events = run(tool_call("c1", "moca_get_node", A), carried_only(question["id"]))
+    stream = await collect(moca_agui.cite(source(events), input=RunAgentInput.model_validate(body)))
+    [value] = citation_events(stream)
+    assert value["messageId"] == "uuid-answer"  # never the earlier turn's answer
+    assert value["citations"] == [{"marker": "[1]", "record": A}]
+    assert carried_by_snapshot(stream) == {"uuid-answer": value}
+    # without the run's input, the question is not known: nothing is taken from the snapshot
+    assert citation_events(await collect(moca_agui.cite(source(events)))) == []
+
+
+async def test_the_middleware_cites_an_answer_only_a_snapshot_carries():
+    body = run_input(run_id="run-2")
+
+    async def endpoint(request: Request) -> StreamingResponse:
+        events = run(tool_call("c1", "moca_get_node", A), carried_only(body["messages"][-1]["id"]))
+        encoder = EventEncoder()
+        return StreamingResponse(
+            (encoder.encode(e) for e in events), media_type="text/event-stream"
+        )
+
+    app = CitationMiddleware(Starlette(routes=[Route("/", endpoint, methods=["POST"])]))
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        response = await client.post("/", json=body)
+    stream = parse_sse(response.text)
+    [value] = citation_events(stream)
+    assert (value["messageId"], value["citations"]) == (
+        "uuid-answer",
+        [{"marker": "[1]", "record": A}],
+    )
+    assert carried_by_snapshot(stream) == {"uuid-answer": value}
