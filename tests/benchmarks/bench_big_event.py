@@ -12,7 +12,8 @@ chunks once, parse it once), side by side.
 
 A second table counts the instructions each layer executes for the event (valgrind's
 callgrind, one child process per layer and size, less a child that only builds the
-body): the work of the layer itself, which no page fault or allocator reuse moves.
+body and imports the layers): the work of the layer itself, which no page fault or
+allocator reuse moves.
 
     python tests/benchmarks/bench_big_event.py [--quick] [--against REV] [--no-instructions]
 """
@@ -120,10 +121,11 @@ def layers() -> dict[str, Any]:
 
 
 def child(layer: str, megabytes: int) -> None:
-    """One event of `megabytes` MB through `layer` ("none": the body is built only)."""
-    sse = body(megabytes)
+    """One event of `megabytes` MB through `layer` ("none": the body is built and the
+    layers imported only)."""
+    sse, imported = body(megabytes), layers()
     if layer != "none":
-        asyncio.run(served(layers()[layer], sse))
+        asyncio.run(served(imported[layer], sse))
 
 
 def instructions(layer: str, megabytes: int) -> int:
@@ -187,7 +189,7 @@ def main() -> None:
     print(f"\nMedian CPU times of {repeats} runs each, interleaved; {CHUNK // 1024} KiB chunks.")
     if args.no_instructions or shutil.which("valgrind") is None:
         return
-    print("\nInstructions executed for the event (callgrind; less building the body):\n")
+    print("\nInstructions for the event (callgrind; less building the body, imports):\n")
     print(instruction_table())
 
 
