@@ -67,13 +67,13 @@ class CitationStream(StreamSink):
     """
 
     __slots__ = (
+        "_after_question",
         "_ahead",
         "_alive",
         "_carried",
         "_carry",
         "_due",
         "_follower",
-        "_after_question",
         "_open",
         "_parts",
         "_parts_of",

@@ -61,6 +61,7 @@ FRAMEWORKS: dict[str, tuple[str, str]] = {
     "adk": ("adk", "adk,demo"),
     "agentcore": ("agentcore", "agentcore,demo"),
     "claude-sdk": ("claude_sdk", "claude-sdk,demo"),
+    "crewai": ("crewai", "crewai,demo"),
 }
 #: The modules of each extra that the demo services import (load_framework checks them).
 EXTRA_MODULES: dict[str, tuple[str, ...]] = {
@@ -72,6 +73,7 @@ EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "strands": ("strands", "ag_ui_strands"),
     "agent-framework": ("agent_framework", "agent_framework_ag_ui"),
     "adk": ("google.adk", "ag_ui_adk"),
+    "crewai": ("crewai", "ag_ui_crewai"),
 }
 _JS = "text/javascript; charset=utf-8"
 #: path -> (file under the demo's package, media type)

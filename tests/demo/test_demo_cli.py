@@ -118,23 +118,26 @@ def _cited_ids(events: list[dict[str, Any]]) -> set[str]:
 
 
 def _shown_ids(events: list[dict[str, Any]]) -> set[str]:
-    """Ids of the assistant messages with text a client shows: streamed, and in the last
-    MESSAGES_SNAPSHOT if there is one (it replaces the client's messages)."""
+    """Ids of the assistant messages with text a client shows: those of the last
+    MESSAGES_SNAPSHOT if there is one (it replaces the client's messages; a model that does
+    not stream has its text there only), and those streamed after it."""
     text = ("TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_CHUNK")
-    streamed = {e.get("messageId") for e in events if e["type"] in text and e.get("delta")}
-    snapshots = [e for e in events if e["type"] == "MESSAGES_SNAPSHOT"]
-    if not snapshots:
+    kinds = [e["type"] for e in events]
+    last = (
+        len(kinds) - kinds[::-1].index("MESSAGES_SNAPSHOT") if "MESSAGES_SNAPSHOT" in kinds else 0
+    )
+    streamed = {e.get("messageId") for e in events[last:] if e["type"] in text and e.get("delta")}
+    if not last:
         return streamed
-    return streamed & {
-        m["id"] for m in snapshots[-1]["messages"] if m["role"] == "assistant" and m.get("content")
-    }
+    snapshot = events[last - 1]["messages"]
+    return streamed | {m["id"] for m in snapshot if m["role"] == "assistant" and m.get("content")}
 
 
 def test_a_framework_without_its_demo_or_extra_names_the_fix(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     with pytest.raises(FrameworkUnavailable, match="choose one of ag-ui, langgraph"):
-        load_framework("crewai")
+        load_framework("langroid")
     monkeypatch.delitem(sys.modules, "moca_agui.demo.frameworks.ag_ui", raising=False)
     monkeypatch.setitem(sys.modules, "fastapi", None)
     with pytest.raises(
