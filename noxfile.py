@@ -22,6 +22,7 @@ nox.options.sessions = [
     "tests-agent-framework",
     "tests-langgraph-mcp",
     "tests-agno",
+    "tests-crewai",
     "js-frontends",
     "lint",
     "wheel",
@@ -49,6 +50,7 @@ def tests(session: nox.Session) -> None:
         "--ignore=tests/agent_framework_adapter",
         "--ignore=tests/langgraph_mcp_adapter",
         "--ignore=tests/claude_sdk_middleware",
+        "--ignore=tests/crewai_middleware",
         *session.posargs,
     )
     if not session.posargs:  # `nox -s tests -- tests/core` runs only what it names
@@ -207,6 +209,24 @@ def tests_agent_framework(session: nox.Session, pins: tuple[str, ...]) -> None:
     session.run(
         "node", "--test", "test/subscriber.test.js",
         env={"MOCA_AGUI_DEMO_FRAMEWORKS": "agent-framework"}, external=True,
+    )  # fmt: skip
+
+
+@nox.session(python=PYTHON, name="tests-crewai")
+def tests_crewai(session: nox.Session) -> None:
+    """CrewAI behind the middleware and its demo, in the environment its users have
+    (ag-ui-crewai pins fastapi<0.116, google-adk in [all] needs 0.133 or newer); the demo's
+    stream through the real @ag-ui/client (js/'s subscriber test, Node 20)."""
+    session.install("-e", ".[crewai,demo,test]")
+    session.run(
+        "pytest", "tests/crewai_middleware", "tests/demo/test_demo_cli.py", "-k", "crewai",
+        "-W", "ignore::DeprecationWarning", *session.posargs,
+    )  # fmt: skip
+    session.chdir("js")
+    session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
+    session.run(
+        "node", "--test", "test/subscriber.test.js",
+        env={"MOCA_AGUI_DEMO_FRAMEWORKS": "crewai"}, external=True,
     )  # fmt: skip
 
 

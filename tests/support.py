@@ -20,7 +20,7 @@ from typing import Any
 
 import jsonschema
 import regress
-from ag_ui.core import BaseEvent
+from ag_ui.core import AssistantMessage, BaseEvent
 from ag_ui_validate.pytest_plugin import assert_valid_agui
 from contract import ROOT as ROOT
 from contract import SHARED
@@ -152,6 +152,11 @@ def citation_events(stream: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return [
         e["value"] for e in stream if e["type"] == "CUSTOM" and e["name"] == moca_agui.EVENT_NAME
     ]
+
+
+#: Whether this ag-ui-protocol's messages have `metadata` (1.x; 0.1.x has none, and a
+#: snapshot then goes as it came).
+MESSAGES_CARRY_METADATA = "metadata" in AssistantMessage.model_fields
 
 
 def carried_by_snapshot(stream: Iterable[dict[str, Any]]) -> dict[str, Any]:

@@ -1,0 +1,22 @@
+"""The CrewAI plugin (ag-ui-crewai): its endpoint is cited by the ASGI middleware.
+
+The middleware suffices: ag-ui-crewai writes its SSE itself (there is no agent object to
+wrap), sends each TOOL_CALL_RESULT with the tool's whole return value, and carries an
+agent's answer in MESSAGES_SNAPSHOT under an id it makes (its flows stream no text), after
+the run's question: the middleware cites that answer under that id. `instrument` on a
+flow or a crew names the line.
+"""
+
+from __future__ import annotations
+
+from moca_agui.adapter import Adapter
+
+ADAPTER = Adapter(
+    "moca_agui.asgi",
+    "a CrewAI flow or crew served by ag-ui-crewai's FastAPI endpoint: not through "
+    "instrument, the middleware around the app",
+    one_line="app.add_middleware(CitationMiddleware) on the FastAPI app that "
+    "add_crewai_flow_fastapi_endpoint(app, flow, path) serves",
+    extra="crewai",
+    refuses={"crewai.flow.flow:Flow": "a CrewAI Flow", "crewai.crew:Crew": "a CrewAI Crew"},
+)
