@@ -221,6 +221,7 @@ def tests_crewai(session: nox.Session) -> None:
     session.run(
         "pytest", "tests/crewai_middleware", "tests/demo/test_demo_cli.py", "-k", "crewai",
         "-W", "ignore::DeprecationWarning", *session.posargs,
+        env={"LITELLM_LOCAL_MODEL_COST_MAP": "True"},  # litellm fetches no price list
     )  # fmt: skip
     session.chdir("js")
     session.run("npm", "ci", "--no-audit", "--no-fund", external=True)

@@ -16,7 +16,7 @@ ADAPTER = Adapter(
     "a CrewAI flow or crew served by ag-ui-crewai's FastAPI endpoint: not through "
     "instrument, the middleware around the app",
     one_line="app.add_middleware(CitationMiddleware) on the FastAPI app that "
-    "add_crewai_flow_fastapi_endpoint(app, flow, path) serves",
+    "add_crewai_flow_fastapi_endpoint(app, flow, path) (or the crew endpoint) serves",
     extra="crewai",
     refuses={"crewai.flow.flow:Flow": "a CrewAI Flow", "crewai.crew:Crew": "a CrewAI Crew"},
 )

@@ -15,11 +15,14 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
+import litellm
 import pytest
-from ag_ui_crewai import add_crewai_flow_fastapi_endpoint
+from ag_ui_crewai import add_crewai_crew_fastapi_endpoint, add_crewai_flow_fastapi_endpoint
+from crewai import Agent, Crew, Task
 from crewai.llms.base_llm import BaseLLM
 from crewai.tools import tool
 from fastapi import FastAPI
+from litellm import CustomLLM
 from pydantic import Field
 from readme_code import readme_diffs
 from thread_turns import after_run
@@ -224,3 +227,87 @@ async def test_the_docs_diff_applied_gives_an_app_that_cites() -> None:
     }
     exec(code, namespace)
     assert cited(await post(namespace["app"])) == [("[1]", ref(A))]
+
+
+# -- a crew, served by add_crewai_crew_fastapi_endpoint ----------------------------------
+
+CREW = "BeeCrew"
+
+
+class ChatModel(CustomLLM):
+    """The crew's chat model, offline through litellm's own seam for custom providers
+    (`litellm.custom_provider_map`): it runs the crew, then answers with what the crew
+    said (the crew's agent writes the markers)."""
+
+    @staticmethod
+    def reply(messages: list[dict[str, Any]], params: dict[str, Any]) -> tuple[str, Any]:
+        names = [t["function"]["name"] for t in params.get("tools") or []]
+        said = [str(m["content"]) for m in messages if m.get("role") == "tool"]
+        if said:
+            return "text", f"The crew says: {said[-1]}"
+        if CREW in names and params.get("tool_choice") != "none":
+            return "call", {"question": "Do I register my hives?"}
+        return "text", "A crew that reads the handbook."  # the endpoint's descriptions
+
+    def completion(self, model: str, messages: Any, *args: Any, **kwargs: Any) -> Any:
+        kind, value = self.reply(messages, kwargs.get("optional_params") or {})
+        assert kind == "text", "the endpoint streams the calls that run the crew"
+        return litellm.completion(
+            model="openai/scripted", messages=messages, mock_response=value, api_key="-"
+        )
+
+    async def acompletion(self, model: str, messages: Any, *args: Any, **kwargs: Any) -> Any:
+        return self.completion(model, messages, *args, **kwargs)
+
+    async def astreaming(self, model: str, messages: Any, *args: Any, **kwargs: Any) -> Any:
+        kind, value = self.reply(messages, kwargs.get("optional_params") or {})
+        end = {"text": "", "tool_use": None, "is_finished": True, "usage": None, "index": 0}
+        if kind == "text":
+            for start in range(0, len(value), 8):
+                yield {**end, "text": value[start : start + 8], "is_finished": False,
+                       "finish_reason": ""}  # fmt: skip
+            yield {**end, "finish_reason": "stop"}
+            return
+        function = {"name": CREW, "arguments": json.dumps(value)}
+        call = {"id": "call-crew", "type": "function", "index": 0, "function": function}
+        yield {**end, "tool_use": call, "is_finished": False, "finish_reason": ""}
+        yield {**end, "finish_reason": "tool_calls"}
+
+
+class BeeCrew:
+    """What the crew endpoint serves: an object whose `crew()` makes the crew."""
+
+    name = CREW
+
+    def __init__(self, script: list[Turn], tools: list[Any]) -> None:
+        self.script, self.tools = script, tools
+
+    def crew(self) -> Crew:
+        agent = Agent(
+            role="Handbook reader", goal="Answer from the handbook", backstory="A beekeeper.",
+            llm=Scripted(model="s", script=self.script), tools=self.tools, verbose=False,
+        )  # fmt: skip
+        task = Task(description="Answer: {question}", expected_output="An answer", agent=agent)
+        return Crew(agents=[agent], tasks=[task], chat_llm="scripted/chat", verbose=False)
+
+
+async def test_a_crew_served_by_its_endpoint_is_cited(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The crew's agent reads A through the Reader (its call and result are on the wire)
+    and writes "A [1]."; the chat model passes that on, streamed under one id and renamed
+    by the snapshot: the event names the snapshot's id and links [1] to A."""
+    monkeypatch.setattr(
+        litellm, "custom_provider_map", [{"provider": "scripted", "custom_handler": ChatModel()}]
+    )
+    script: list[Turn] = [[Call("moca_get_node", {"node_id": ref(A)}, "c1")], "A [1]."]
+    app = FastAPI()
+    add_crewai_crew_fastapi_endpoint(
+        app, BeeCrew(script, [json_tool("moca_get_node", get_node)]), "/"
+    )
+    app.add_middleware(CitationMiddleware)
+    stream = await post(app)
+    assert cited(stream) == [("[1]", ref(A))]
+    [value] = citation_events(stream)
+    streamed = {e["messageId"] for e in stream if e["type"] == "TEXT_MESSAGE_CONTENT"}
+    assert value["messageId"] not in streamed  # the snapshot's id of the answer
+    assert held_when_it_arrives(stream)
+    assert carried_by_snapshot(stream) == {value["messageId"]: value}
