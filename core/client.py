@@ -206,10 +206,12 @@ class Conversation:
     `cite` and `moca-agui check` use too): a chunk without `messageId` continues the open
     chunked message only until another event closes it.
 
-    Sources come from `moca.citations` events and from the same value on a snapshot
-    message's `metadata` (`moca_agui.METADATA_KEY`), so a client that keeps only
-    snapshots has them too. The same value twice (its copy, a replayed event) is taken
-    once; an answer a snapshot renames (the same text under a new id) keeps its sources.
+    A MESSAGES_SNAPSHOT replaces the messages, as there: one it leaves out is gone (an
+    event naming it later is ignored), and an answer it renames (the same text under a
+    new id) keeps its sources. Sources come from `moca.citations` events and from the
+    same value on a snapshot message's `metadata` (`moca_agui.METADATA_KEY`), so a client
+    that keeps only snapshots has them too; the same value twice (its copy, a replayed
+    event) is taken once.
     """
 
     __slots__ = ("_follower", "_messages")
@@ -234,12 +236,13 @@ class Conversation:
 class _Attach(StreamSink):
     """What a `Conversation` makes of the facts of its stream."""
 
-    __slots__ = ("_messages", "_snapshot", "follower")
+    __slots__ = ("_messages", "_snapshot", "_snapshot_ids", "follower")
 
     def __init__(self, messages: dict[str, ClientMessage]) -> None:
         self._messages = messages
         self.follower: Follower | None = None  # the follower that reports to it
         self._snapshot: list[tuple[str, object]] = []  # the snapshot's assistant messages
+        self._snapshot_ids: set[str] = set()  # every message id of the snapshot
 
     def message_opened(self, message_id: str, role: str) -> None:
         if role == "assistant":
@@ -251,12 +254,13 @@ class _Attach(StreamSink):
             message.text += delta
 
     def snapshot_started(self) -> None:
-        self._snapshot = []
+        self._snapshot, self._snapshot_ids = [], set()
 
     def snapshot_message(
         self, message_id: str, role: str, content: object, tool_call_id: str | None
     ) -> None:
         """A model that does not stream sends its text only in a snapshot."""
+        self._snapshot_ids.add(message_id)
         if role == "assistant":
             self._snapshot.append((message_id, content))
             if isinstance(content, str) and content:
@@ -277,10 +281,12 @@ class _Attach(StreamSink):
             self._attach(read)
 
     def snapshot_ended(self) -> None:
-        """An answer the snapshot names otherwise (the same text, a new id) keeps its
-        sources under the new id; when two answers share a text, neither moves."""
+        """The snapshot replaced the messages, as `@ag-ui/client` applies it: those it
+        leaves out are gone, and an answer it names otherwise (the same text, a new id)
+        keeps its sources under the new id; when two answers share a text, neither moves."""
         shown, self._snapshot = self._snapshot, []
         ids = {message_id for message_id, _ in shown}
+        snapshot_ids = self._snapshot_ids
         cited: dict[str, list[ClientMessage]] = {}
         for message in self._messages.values():
             if message.citations is not None and message.id not in ids:
@@ -295,6 +301,8 @@ class _Attach(StreamSink):
             if len(new) == 1 and len(old) == 1:
                 renamed = self._messages[new[0]]
                 renamed.citations, renamed.computed_at = old[0].citations, old[0].computed_at
+        for message_id in [mid for mid in self._messages if mid not in snapshot_ids]:
+            del self._messages[message_id]
 
     def citations(self, value: object) -> None:
         read = _read(value)

@@ -390,8 +390,13 @@ export class MocaCitations {
       if (ids.length !== 1 || old.length !== 1) continue;  // two answers of one text: neither
       this.#keep(ids[0], /** @type {MessageCitations} */ (this.#byMessage.get(old[0])),
         /** @type {string} */ (this.#values.get(old[0])), text);
+      this.#byMessage.delete(old[0]);
+      this.#values.delete(old[0]);
       changed = true;
     }
+    // An answer the client no longer holds is never matched again (a later answer of the
+    // same text is another answer).
+    for (const ids of gone.values()) for (const id of ids) this.#texts.delete(id);
     if (changed) for (const listener of [...this.#listeners]) listener();
   }
 

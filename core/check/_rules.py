@@ -247,6 +247,11 @@ class _Checker(StreamSink):
                 f"{where}not the value of its moca.citations event: a client that keeps "
                 "messages would show other sources than one that reads the event",
             )  # fmt: skip
+        message = run.messages.get(message_id)
+        if not sent and message is not None and message.last_text < index:
+            # an answer this run streamed, whose sources only the metadata carries: they
+            # must be records the Reader returned in this run, as an event's must
+            self._sources(run, index, read.citations)
 
     def _event(self, run: _Run, index: int, value: object) -> None:
         read, problems = read_value(value)

@@ -59,6 +59,9 @@ class CitationRun:
         self._lookups = Lookups(self.options, self._checks)
         self._resolver = Resolver(self._hooks, ledger, self._checks, self._lookups, self._intake)
         self._ledger = ledger
+        #: message id -> (its text when its event was made, the event): a snapshot that
+        #: carried the value and the event that follows send the same records
+        self._made: dict[str, tuple[str, CustomEvent | None]] = {}
         self._ended = False
         self._after: Callable[[], CitationRun | None] | None = None
 
@@ -218,6 +221,7 @@ class CitationRun:
         """The client now holds the message `old` as `new` (a MESSAGES_SNAPSHOT renamed
         it): its citation event names `new`."""
         self._messages.rename(old, new)
+        self._made.pop(old, None)  # its event named `old`
 
     # -- what the answer cites ---------------------------------------------------------
 
@@ -269,8 +273,17 @@ class CitationRun:
                 task.cancel()
 
     async def event_for(self, message_id: str) -> CustomEvent | None:
-        """The `moca.citations` event for one message, or None if it has no text or failed."""
+        """The `moca.citations` event for one message, or None if it has no text or failed;
+        made once for a text (a message whose text grew since is made again)."""
         text = self._messages.text(message_id)
+        made = self._made.get(message_id)
+        if made is not None and made[0] == text:
+            return made[1]
+        event = await self._make_event(message_id, text)
+        self._made[message_id] = (text, event)
+        return event
+
+    async def _make_event(self, message_id: str, text: str) -> CustomEvent | None:
         if not text.strip():
             return None
         try:

@@ -258,3 +258,23 @@ test("messages restored from history carry their citations; metadata naming anot
   assert.deepEqual(warn.mock.calls.map((c) => String(c.arguments[0])),
     ['moca-agui: ignored the citations on the metadata of "a2": not its own']);
 });
+
+test("a renamed answer's old id is never matched again: a later answer of the same text keeps its own", () => {
+  const store = new MocaCitations();
+  const subscriber = store.subscriber();
+  const held = (id) => ({ id, role: "assistant", content: "See [1]." });
+  subscriber.onCustomEvent({
+    event: { name: "moca.citations", value: value("s1", [{ marker: "[1]", record: RECORD }]) },
+    messages: [held("s1")],
+  });
+  subscriber.onMessagesSnapshotEvent({ event: { messages: [held("n1")] } });
+  subscriber.onMessagesSnapshotEvent({ event: { messages: [held("n1"), held("n2")] } });
+  assert.equal(store.get("n1")?.citations[0].record, RECORD);
+  assert.equal(store.get("s1"), undefined);
+  assert.equal(store.get("n2"), undefined);
+  subscriber.onCustomEvent({
+    event: { name: "moca.citations", value: value("n2", [{ marker: "[1]", record: OTHER }]) },
+    messages: [held("n1"), held("n2")],
+  });
+  assert.equal(store.get("n2")?.citations[0].record, OTHER);
+});

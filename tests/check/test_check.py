@@ -194,6 +194,24 @@ def test_a_snapshot_answer_carrying_another_messages_value(
     assert rules(check_events(events)) == [("error", "§2", "messageId", at)]
 
 
+def test_metadata_citations_of_an_answer_with_no_event_are_checked_as_an_events(
+    stream: list[dict[str, Any]],
+) -> None:
+    """An answer this run streamed whose sources only its metadata carries: a record no
+    Reader returned there is an error, as in an event."""
+    events = broken(stream)
+    at = index_of(events, "CUSTOM", "moca.citations")
+    value = events.pop(at)["value"]
+    forged = copy.deepcopy(value)
+    forged["citations"][0]["record"]["trust"]["stale"] = not forged["citations"][0]["record"][
+        "trust"
+    ]["stale"]
+    answer = {"id": value["messageId"], "role": "assistant", "content": "x",
+              "metadata": {"moca.citations": forged}}  # fmt: skip
+    events.insert(at, {"type": "MESSAGES_SNAPSHOT", "messages": [answer]})
+    assert ("error", "§3", "unchanged", at) in rules(check_events(events))
+
+
 def test_message_id_of_a_user_message(stream: list[dict[str, Any]]) -> None:
     events = broken(stream)
     user = [

@@ -302,3 +302,27 @@ async def test_the_middleware_cites_an_answer_only_a_snapshot_carries():
     assert carried_by_snapshot(stream) == (
         {"uuid-answer": value} if MESSAGES_CARRY_METADATA else {}
     )
+
+
+def test_the_python_client_applies_a_snapshot_as_ag_ui_client_does(caplog):
+    """A message the snapshot leaves out is gone, so an event naming it later is ignored (as
+    `moca-agui check` says every client does); sources that came before a rename stay."""
+    caplog.set_level(logging.WARNING, "moca_agui")
+    value = {"version": 1, "messageId": "s1", "citations": [{"marker": "[1]", "record": A}]}
+    start = [
+        {"type": "TEXT_MESSAGE_START", "messageId": "s1", "role": "assistant"},
+        {"type": "TEXT_MESSAGE_CONTENT", "messageId": "s1", "delta": "See [1]."},
+        {"type": "TEXT_MESSAGE_END", "messageId": "s1"},
+    ]
+    renamed = {"type": "MESSAGES_SNAPSHOT", "messages": [
+        {"id": "n1", "role": "assistant", "content": "See [1]."},
+    ]}  # fmt: skip
+    cite_event = {"type": "CUSTOM", "name": "moca.citations", "value": value}
+    late, early = moca_agui.client.Conversation(), moca_agui.client.Conversation()
+    for event in [*start, renamed, cite_event]:
+        late.feed(event)
+    for event in [*start, cite_event, renamed]:
+        early.feed(event)
+    assert [(m.id, m.citations) for m in late.messages()] == [("n1", None)]
+    assert "ignored moca.citations for 's1': no such assistant message" in caplog.text
+    assert [(m.id, list(m.sources)) for m in early.messages()] == [("n1", [ref(A)])]
