@@ -305,6 +305,18 @@ async def test_a_crew_served_by_its_endpoint_is_cited(monkeypatch: pytest.Monkey
     )
     app.add_middleware(CitationMiddleware)
     stream = await post(app)
+    tool_call = ["TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END"]
+    assert [t for t in types(stream) if t not in ("TEXT_MESSAGE_CONTENT", "STEP_STARTED",
+                                                  "STEP_FINISHED")] == [
+        "RUN_STARTED",
+        *tool_call,  # the chat model runs the crew (its result is not on the wire)
+        *tool_call, "TOOL_CALL_RESULT",  # the crew's agent reads A through the Reader
+        "STATE_SNAPSHOT",
+        "TEXT_MESSAGE_START", "TEXT_MESSAGE_END",
+        "MESSAGES_SNAPSHOT", "STATE_SNAPSHOT",
+        "CUSTOM:moca.citations",
+        "RUN_FINISHED",
+    ]  # fmt: skip
     assert cited(stream) == [("[1]", ref(A))]
     [value] = citation_events(stream)
     streamed = {e["messageId"] for e in stream if e["type"] == "TEXT_MESSAGE_CONTENT"}
