@@ -20,6 +20,7 @@ from typing import Any
 from ag_ui_claude_sdk import ClaudeAgentAdapter, add_claude_fastapi_endpoint
 from claude_agent_sdk import SdkMcpTool, create_sdk_mcp_server, tool
 from fastapi import FastAPI
+from mcp.types import ToolAnnotations
 
 from moca_agui.asgi import CitationMiddleware
 from moca_agui.demo.frameworks.claude_sdk import MODEL, ScriptedMessagesAPI, offline_env
@@ -77,7 +78,11 @@ def sdk_tool(function: Callable[..., Any], name: str | None = None) -> SdkMcpToo
         "properties": {p.name: {} for p in parameters},
         "required": [p.name for p in parameters if p.default is inspect.Parameter.empty],
     }
-    made: SdkMcpTool[Any] = tool(tool_name, function.__doc__ or tool_name, schema)(call)
+    # Read-only: Claude Code runs a response's read-only calls at once, as it does a Reader's.
+    read_only = ToolAnnotations(readOnlyHint=True)
+    made: SdkMcpTool[Any] = tool(
+        tool_name, function.__doc__ or tool_name, schema, annotations=read_only
+    )(call)
     return made
 
 
@@ -93,23 +98,29 @@ def stdio_server(module: str = "moca_agui.demo.reader") -> dict[str, Any]:
 def claude_app(
     responses: Responses,
     tools: Iterable[SdkMcpTool[Any]] | dict[str, Any],
+    *,
+    more: dict[str, Iterable[SdkMcpTool[Any]] | dict[str, Any]] | None = None,
     **cite_options: Any,
 ) -> FastAPI:
     """The app a user serves: `tools` (SDK MCP tools, or an MCP server's config) as the
-    server `moca`, every one of its tools allowed, `CitationMiddleware` around it.
-    Without `cite_options`' `cite=False`, the app has no middleware."""
+    server `moca`, `more` as other servers, every tool allowed, `CitationMiddleware`
+    (given `cite_options`) around it; `cite=False`: no middleware."""
     model = ScriptedMessagesAPI(scripted(responses))
-    if isinstance(tools, dict):
-        server, allowed = tools, [f"mcp__{SERVER}"]
-    else:
-        listed = list(tools)
-        server = create_sdk_mcp_server(SERVER, "1.0.0", tools=listed)
-        allowed = [f"mcp__{SERVER}__{t.name}" for t in listed]
+    servers: dict[str, Any] = {}
+    allowed: list[str] = []
+    for name, given in {SERVER: tools, **(more or {})}.items():
+        if isinstance(given, dict):
+            servers[name] = given
+            allowed.append(f"mcp__{name}")
+        else:
+            listed = list(given)
+            servers[name] = create_sdk_mcp_server(name, "1.0.0", tools=listed)
+            allowed += [f"mcp__{name}__{t.name}" for t in listed]
     adapter = ClaudeAgentAdapter(
         name="moca-test",
         options={
             "model": MODEL,
-            "mcp_servers": {SERVER: server},
+            "mcp_servers": servers,
             "allowed_tools": allowed,
             "env": offline_env(model.url),
         },
