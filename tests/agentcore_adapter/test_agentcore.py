@@ -17,7 +17,7 @@ import pytest
 import websockets
 from bedrock_agentcore.runtime.ag_ui import AGUIApp, build_ag_ui_app
 from readme_code import readme_diffs
-from strands import Agent
+from strands import Agent, tool
 
 import moca_agui
 from moca_agui.check import check_events, parse_stream
@@ -35,10 +35,11 @@ from support import (
 )
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "strands_adapter"))
-from strands_support import ScriptedModel, reader_tools, strands_agent
+from strands_support import CopyingModel, ScriptedModel, reader_tools, strands_agent
 
 A, B = record("a.md"), record("b.md")
 QUESTION = "Do I need to register my hives?"
+INVENTED = "https://example.com/moca/test-kb@1.0.0#never-read.md"
 
 
 def parallel_agent() -> Any:
@@ -146,3 +147,40 @@ async def test_the_docs_diff_applied_serves_an_app_that_cites(monkeypatch) -> No
     exec(code, {"strands_agent": plain})
     [app] = served_apps
     assert cited(await post(app)) == [("[1]", ref(A)), ("[2]", ref(B))]
+
+
+async def test_invented_refs_and_other_tools_records_are_left_out_on_both_transports() -> None:
+    """A ref no tool returned and a node only a non-Reader tool returned are not cited."""
+    other = record("c.md")
+
+    @tool
+    def lookup_order(order_id: str) -> dict[str, Any]:
+        """An order, which happens to look like a citation record: no Reader tool's."""
+        return other
+
+    model = ScriptedModel(
+        [
+            [Call("moca_get_node", {"node_id": ref(A)}, id="call-a")],
+            [Call("lookup_order", {"order_id": "1"}, id="call-o")],
+            [f"A [1]; the order {ref(other)}; made up [2] and {INVENTED}."],
+        ]
+    )
+    agent = strands_agent(model, [*reader_tools(A, B), lookup_order])
+    app = build_ag_ui_app(moca_agui.instrument(agent))
+    sse, ws = await post(app), await over_websocket(app)
+    assert cited(sse) == cited(ws) == [("[1]", ref(A))]
+
+
+async def test_numbered_tools_show_the_model_the_markers_the_event_links() -> None:
+    model = CopyingModel(
+        [Call("moca_get_node", {"node_id": ref(B)}, id="call-b")],
+        [Call("moca_get_node", {"node_id": ref(A)}, id="call-a")],
+    )
+    agent = strands_agent(model, moca_agui.numbered(reader_tools(A, B)))
+    stream = await post(build_ag_ui_app(moca_agui.instrument(agent)))
+    shown = [json.loads(e["content"]) for e in stream if e["type"] == "TOOL_CALL_RESULT"]
+    assert shown == [
+        {"results": [{"marker": "[1]", "result": B}]},
+        {"results": [{"marker": "[2]", "result": A}]},
+    ]
+    assert cited(stream) == [("[1]", ref(B)), ("[2]", ref(A))]
