@@ -204,11 +204,16 @@ def tests_agent_framework(session: nox.Session, pins: tuple[str, ...]) -> None:
     session.run(
         "pytest", "tests/agent_framework_adapter", AGENT_FRAMEWORK_DEMO_TEST, *session.posargs
     )
+    _subscriber_test(session, "agent-framework")
+
+
+def _subscriber_test(session: nox.Session, framework: str) -> None:
+    """js/'s subscriber test, the real @ag-ui/client against `framework`'s demo (Node 20)."""
     session.chdir("js")
     session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
     session.run(
         "node", "--test", "test/subscriber.test.js",
-        env={"MOCA_AGUI_DEMO_FRAMEWORKS": "agent-framework"}, external=True,
+        env={"MOCA_AGUI_DEMO_FRAMEWORKS": framework}, external=True,
     )  # fmt: skip
 
 
@@ -223,12 +228,7 @@ def tests_crewai(session: nox.Session) -> None:
         "-W", "ignore::DeprecationWarning", *session.posargs,
         env={"LITELLM_LOCAL_MODEL_COST_MAP": "True"},  # litellm fetches no price list
     )  # fmt: skip
-    session.chdir("js")
-    session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
-    session.run(
-        "node", "--test", "test/subscriber.test.js",
-        env={"MOCA_AGUI_DEMO_FRAMEWORKS": "crewai"}, external=True,
-    )  # fmt: skip
+    _subscriber_test(session, "crewai")
 
 
 @nox.session(python=PYTHON, name="bench-agent-framework")

@@ -81,6 +81,24 @@ def held_when_it_arrives(stream: list[dict[str, Any]]) -> list[bool]:
     return held
 
 
+async def through_middleware(frames: list[str], body: dict[str, Any] | None = None) -> str:
+    """The SSE body `CitationMiddleware` sends for a service that answers `frames`."""
+
+    async def endpoint(request: Request) -> StreamingResponse:
+        return StreamingResponse(iter(frames), media_type="text/event-stream")
+
+    app = CitationMiddleware(Starlette(routes=[Route("/", endpoint, methods=["POST"])]))
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        response = await client.post("/", json=body or run_input())
+    return response.text
+
+
+def encoded(events: list[BaseEvent]) -> list[str]:
+    encoder = EventEncoder()
+    return [encoder.encode(event) for event in events]
+
+
 async def test_an_answer_the_snapshot_renames_is_cited_under_the_snapshots_id():
     stream = await events_of(
         message("chatcmpl-1", "Mark the ", "queen [1]."),
@@ -123,22 +141,13 @@ async def test_a_message_the_run_already_holds_is_never_taken_for_a_renamed_one(
 
 
 async def test_the_middleware_names_the_snapshots_id_too():
-    async def endpoint(request: Request) -> StreamingResponse:
-        events: list[BaseEvent] = run(
-            tool_call("c1", "moca_get_node", A),
-            message("chatcmpl-1", "Mark the queen [1]."),
-            snapshot(("5580bf26", "Mark the queen [1].")),
-        )
-        encoder = EventEncoder()
-        return StreamingResponse(
-            (encoder.encode(e) for e in events), media_type="text/event-stream"
-        )
-
-    app = CitationMiddleware(Starlette(routes=[Route("/", endpoint, methods=["POST"])]))
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
-        response = await client.post("/", json=run_input())
-    stream = parse_sse(response.text)
+    events = run(
+        tool_call("c1", "moca_get_node", A),
+        message("chatcmpl-1", "Mark the queen [1]."),
+        snapshot(("5580bf26", "Mark the queen [1].")),
+    )
+    text = await through_middleware(encoded(events))
+    stream = parse_sse(text)
     [value] = citation_events(stream)
     assert value["messageId"] == "5580bf26"
     assert value["citations"][0]["record"]["node"]["ref"] == ref(A)
@@ -213,23 +222,17 @@ async def test_the_answers_other_metadata_is_kept_and_an_open_answer_carries_not
 
 
 async def test_the_middlewares_snapshot_carries_them_with_its_other_lines_kept():
-    async def endpoint(request: Request) -> StreamingResponse:
-        events: list[BaseEvent] = run(
+    frames = encoded(
+        run(
             tool_call("c1", "moca_get_node", A),
             message("chatcmpl-1", "Mark the queen [1]."),
             snapshot(("5580bf26", "Mark the queen [1].")),
         )
-        encoder = EventEncoder()
-        frames = [encoder.encode(e) for e in events]
-        frames[-2] = "id: 7\n" + frames[-2]  # the snapshot, with an SSE id line
-        return StreamingResponse(iter(frames), media_type="text/event-stream")
-
-    app = CitationMiddleware(Starlette(routes=[Route("/", endpoint, methods=["POST"])]))
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
-        response = await client.post("/", json=run_input())
-    assert "id: 7\ndata: {" in response.text
-    stream = parse_sse(response.text.replace("id: 7\n", ""))
+    )
+    frames[-2] = "id: 7\n" + frames[-2]  # the snapshot, with an SSE id line
+    text = await through_middleware(frames)
+    assert "id: 7\ndata: {" in text
+    stream = parse_sse(text.replace("id: 7\n", ""))
     [value] = citation_events(stream)
     assert metadata_of(stream, "5580bf26") == (
         {"moca.citations": value} if MESSAGES_CARRY_METADATA else None
@@ -281,19 +284,9 @@ async def test_an_answer_only_a_snapshot_carries_after_the_question_is_cited():
 
 async def test_the_middleware_cites_an_answer_only_a_snapshot_carries():
     body = run_input(run_id="run-2")
-
-    async def endpoint(request: Request) -> StreamingResponse:
-        events = run(tool_call("c1", "moca_get_node", A), carried_only(body["messages"][-1]["id"]))
-        encoder = EventEncoder()
-        return StreamingResponse(
-            (encoder.encode(e) for e in events), media_type="text/event-stream"
-        )
-
-    app = CitationMiddleware(Starlette(routes=[Route("/", endpoint, methods=["POST"])]))
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
-        response = await client.post("/", json=body)
-    stream = parse_sse(response.text)
+    events = run(tool_call("c1", "moca_get_node", A), carried_only(body["messages"][-1]["id"]))
+    text = await through_middleware(encoded(events), body)
+    stream = parse_sse(text)
     [value] = citation_events(stream)
     assert (value["messageId"], value["citations"]) == (
         "uuid-answer",

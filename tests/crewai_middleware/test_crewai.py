@@ -19,7 +19,6 @@ import litellm
 import pytest
 from ag_ui_crewai import add_crewai_crew_fastapi_endpoint, add_crewai_flow_fastapi_endpoint
 from crewai import Agent, Crew, Task
-from crewai.llms.base_llm import BaseLLM
 from crewai.tools import tool
 from fastapi import FastAPI
 from litellm import CustomLLM
@@ -30,7 +29,7 @@ from thread_turns import after_run
 import moca_agui
 from moca_agui.asgi import CitationMiddleware
 from moca_agui.check import check_events, parse_stream
-from moca_agui.demo.frameworks.crewai import build_app, chat_flow
+from moca_agui.demo.frameworks.crewai import DemoLLM, build_app, chat_flow
 from moca_agui.demo.reader import DemoReader
 from support import (
     HANDBOOK,
@@ -54,20 +53,11 @@ INVENTED = "https://example.com/moca/test-kb@1.0.0#never-read.md"
 Turn = list[Call] | str | Callable[[list[str]], str]
 
 
-class Scripted(BaseLLM):
-    """A CrewAI LLM that plays `script`, one turn per model call after the question."""
+class Scripted(DemoLLM):
+    """A CrewAI LLM that plays `script`, one turn per model call after the question (the
+    demo's model, its turns given)."""
 
-    llm_type: str = "scripted"
     script: list[Any] = Field(default_factory=list)
-
-    def supports_function_calling(self) -> bool:
-        return True
-
-    def supports_stop_words(self) -> bool:
-        return False
-
-    def get_context_window_size(self) -> int:
-        return 128_000
 
     def call(self, messages: Any, tools: Any = None, *args: Any, **kwargs: Any) -> Any:
         turns = sum(1 for m in messages if m.get("role") == "assistant" and m.get("tool_calls"))
@@ -82,9 +72,6 @@ class Scripted(BaseLLM):
              "function": {"name": c.name, "arguments": json.dumps(c.args)}}
             for c in turn
         ]  # fmt: skip
-
-    async def acall(self, messages: Any, tools: Any = None, *args: Any, **kwargs: Any) -> Any:
-        return self.call(messages, tools, *args, **kwargs)
 
 
 def json_tool(name: str, function: Callable[..., Any]) -> Any:
@@ -104,7 +91,7 @@ def get_node(node_id: str = "", query: str = "") -> Any:
 
 def app_of(script: list[Turn], tools: list[Any], **options: Any) -> FastAPI:
     app = FastAPI()
-    add_crewai_flow_fastapi_endpoint(app, chat_flow(Scripted(model="s", script=script), tools), "/")
+    add_crewai_flow_fastapi_endpoint(app, chat_flow(Scripted(script=script), tools), "/")
     app.add_middleware(CitationMiddleware, **options)
     return app
 
@@ -211,7 +198,7 @@ async def test_concurrent_runs_keep_their_own_citations() -> None:
 
 
 def test_instrument_on_a_flow_names_the_middleware() -> None:
-    flow = chat_flow(Scripted(model="s", script=["x"]), [])
+    flow = chat_flow(Scripted(script=["x"]), [])
     with pytest.raises(TypeError, match=r"app.add_middleware\(CitationMiddleware\)"):
         moca_agui.instrument(flow)
 
@@ -221,9 +208,7 @@ async def test_the_docs_diff_applied_gives_an_app_that_cites() -> None:
     assert "app.add_middleware(CitationMiddleware)" in code
     script: list[Turn] = [[Call("moca_get_node", {"node_id": ref(A)}, "c1")], "See [1]."]
     namespace: dict[str, Any] = {
-        "flow": chat_flow(
-            Scripted(model="s", script=script), [json_tool("moca_get_node", get_node)]
-        )
+        "flow": chat_flow(Scripted(script=script), [json_tool("moca_get_node", get_node)])
     }
     exec(code, namespace)
     assert cited(await post(namespace["app"])) == [("[1]", ref(A))]
@@ -285,7 +270,7 @@ class BeeCrew:
     def crew(self) -> Crew:
         agent = Agent(
             role="Handbook reader", goal="Answer from the handbook", backstory="A beekeeper.",
-            llm=Scripted(model="s", script=self.script), tools=self.tools, verbose=False,
+            llm=Scripted(script=self.script), tools=self.tools, verbose=False,
         )  # fmt: skip
         task = Task(description="Answer: {question}", expected_output="An answer", agent=agent)
         return Crew(agents=[agent], tasks=[task], chat_llm="scripted/chat", verbose=False)
