@@ -14,13 +14,6 @@ from ag_ui.core import (
     RunAgentInput,
     RunFinishedEvent,
     RunStartedEvent,
-    TextMessageContentEvent,
-    TextMessageEndEvent,
-    TextMessageStartEvent,
-    ToolCallArgsEvent,
-    ToolCallEndEvent,
-    ToolCallResultEvent,
-    ToolCallStartEvent,
 )
 from ag_ui.encoder import EventEncoder
 from starlette.applications import Starlette
@@ -31,6 +24,7 @@ from thread_turns import Steps, follow_ups, get_node, numbered_over_three_turns,
 
 import moca_agui
 from moca_agui.asgi import CitationMiddleware
+from streams import message, tool_call
 from support import Call
 
 
@@ -51,20 +45,13 @@ def played(steps: Steps, tools: dict[str, Callable[..., Any]], input: RunAgentIn
     async def events() -> AsyncIterator[BaseEvent]:
         yield RunStartedEvent(thread_id=input.thread_id, run_id=input.run_id)
         for n, step in enumerate(steps[str(question)]):
-            if isinstance(step, Call):
-                result = tools[step.name](**step.args)  # the model reads what the tool returns
-                content = result if isinstance(result, str) else json.dumps(result)
-                yield ToolCallStartEvent(tool_call_id=step.id, tool_call_name=step.name)
-                yield ToolCallArgsEvent(tool_call_id=step.id, delta=json.dumps(step.args))
-                yield ToolCallEndEvent(tool_call_id=step.id)
-                yield ToolCallResultEvent(
-                    message_id=f"{step.id}-result", tool_call_id=step.id, content=content
-                )
+            if isinstance(step, Call):  # the model reads what the tool returns
+                result = tools[step.name](**step.args)
+                for event in tool_call(step.id, step.name, result, args=json.dumps(step.args)):
+                    yield event
             else:
-                message_id = f"{input.run_id}-answer-{n}"
-                yield TextMessageStartEvent(message_id=message_id, role="assistant")
-                yield TextMessageContentEvent(message_id=message_id, delta=step)
-                yield TextMessageEndEvent(message_id=message_id)
+                for event in message(f"{input.run_id}-answer-{n}", step):
+                    yield event
         yield RunFinishedEvent(thread_id=input.thread_id, run_id=input.run_id)
 
     return events()
