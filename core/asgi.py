@@ -16,6 +16,7 @@ from typing import Any, Unpack
 
 from .options import CitationOptions, OptionKeywords, names
 from .run import CitationRun
+from .run.hooks import calls_in_model_order
 from .stream.sse import SSECitations
 
 __all__ = ["ASGIApp", "CitationMiddleware", "Message", "Receive", "Scope", "Send"]
@@ -57,7 +58,8 @@ class CitationMiddleware:
         ):
             await self.app(scope, receive, send)
             return
-        run = CitationRun(self.options)
+        in_order = calls_in_model_order(scope, scope.get("app", self.app))
+        run = CitationRun(self.options, calls_in_model_order=in_order)
         request = _Request(receive)
         path = str(scope.get("path"))
         response = _Response(send, run, request, f"POST {path}", self._threads.begun(path))

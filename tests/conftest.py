@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
+
 import pytest
 from contract import CAPTURES, SHARED
+
+from moca_agui.plugins import get_plugin_manager
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -14,3 +18,12 @@ def pytest_configure(config: pytest.Config) -> None:
             f"{SHARED} is not there: the tests read the shared contract beside the "
             "checkout (<dir>/moca-agui and <dir>/shared; see CONTRIBUTING.md)"
         )
+
+
+@pytest.fixture
+def register() -> Iterator[Callable[[object], None]]:
+    """Register inline plugins on the process's manager for one test."""
+    manager, added = get_plugin_manager(), []
+    yield lambda plugin: added.append(manager.register(plugin))
+    for name in added:
+        manager.unregister(name=name)

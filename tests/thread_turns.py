@@ -195,12 +195,13 @@ def _run_results(stream: list[dict[str, Any]], sent: Iterable[dict[str, Any]]) -
 
 # -- the scenarios: each framework's test gives its app and its scripted model ------------
 
-#: A question's steps: each Call is one model response calling that tool, the text the last.
-Steps = dict[str, list[Call | str]]
+#: A question's steps: each Call is one model response calling that tool (a list of
+#: calls: one response calling them together), the text the last.
+Steps = dict[str, list[Call | list[Call] | str]]
 #: Makes a framework's app whose scripted model plays `steps`: (steps, numbered, **options).
 Serve = Callable[..., Any]
 
-READ_A_AND_B: list[Call | str] = [
+READ_A_AND_B: list[Call | list[Call] | str] = [
     Call("moca_search", {"query": "a.md b.md"}, "t1-call"),
     "A [1]; B [2].",
 ]

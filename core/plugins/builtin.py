@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
+from typing import Any
 
 from ..options import CitationOptions
 from ..records.entry import Entry
@@ -21,6 +22,11 @@ def moca_numbered(target: object, name: str | None) -> object | None:
     if callable(target) and not isinstance(target, type):
         return numbered_function(target, name)
     return None
+
+
+@hookimpl(trylast=True)
+def moca_calls_in_model_order(scope: Mapping[str, Any], app: object) -> bool:
+    return True
 
 
 @hookimpl(trylast=True)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pluggy
 
@@ -67,6 +67,22 @@ def moca_numbered(target: object, name: str | None) -> object | None:
     wraps a plain function (sync or async), known by `name` or its `__name__`.
 
     firstresult: the first non-None answer wins.
+    """
+
+
+@hookspec(firstresult=True)
+def moca_calls_in_model_order(scope: Mapping[str, Any], app: object) -> bool | None:
+    """Say whether the ASGI app answering a request announces a model's parallel tool
+    calls in the order the model issued them.
+
+    Called by `CitationMiddleware` once for each POST it may cite, with the request's ASGI
+    `scope` and the `app` that serves it (`scope["app"]`, the Starlette or FastAPI
+    application, when the middleware was added to one; else the app the middleware
+    wraps). An endpoint that sends each call
+    as it finishes, under an id it makes, answers False: a default marker whose source
+    depends on that order is then left out and logged (numbered tools keep theirs).
+
+    firstresult: the first non-None answer wins; the built-in answer is True.
     """
 
 

@@ -18,11 +18,13 @@ __all__ = ["EarlierResult", "earlier_results", "kept_then_sent"]
 
 
 class EarlierResult(NamedTuple):
-    """One tool result of the thread: the tool, its call's id, its content."""
+    """One tool result of the thread: the tool, its call's id, its content, and the turn
+    its call was made in (how many user messages came before it)."""
 
     tool_name: str
     call_id: str
     content: object
+    turn: int
 
 
 def earlier_results(messages: Iterable[object]) -> list[EarlierResult]:
@@ -32,16 +34,19 @@ def earlier_results(messages: Iterable[object]) -> list[EarlierResult]:
     the content of the `tool` message naming its id; a result of no call the thread
     shows (no tool name) and a call without a result are passed over.
     """
-    calls: list[tuple[str, str]] = []  # (call id, tool name), in the order issued
+    calls: list[tuple[str, str, int]] = []  # (call id, tool name, turn), in the order issued
     contents: dict[str, object] = {}
+    turn = 0
     for message in messages:
         role = _field(message, "role", "role")
-        if role == "assistant":
+        if role == "user":
+            turn += 1
+        elif role == "assistant":
             for call in _field(message, "tool_calls", "toolCalls") or ():
                 call_id = _field(call, "id", "id")
                 name = _field(_field(call, "function", "function"), "name", "name")
                 if isinstance(call_id, str) and isinstance(name, str):
-                    calls.append((call_id, name))
+                    calls.append((call_id, name, turn))
         elif role == "tool":
             call_id = _field(message, "tool_call_id", "toolCallId")
             if isinstance(call_id, str):
@@ -84,12 +89,14 @@ def kept_then_sent(kept: Iterable[object], sent: Iterable[object]) -> list[objec
     return thread
 
 
-def _results(calls: list[tuple[str, str]], contents: dict[str, object]) -> Iterator[EarlierResult]:
+def _results(
+    calls: list[tuple[str, str, int]], contents: dict[str, object]
+) -> Iterator[EarlierResult]:
     seen: set[str] = set()
-    for call_id, name in calls:
+    for call_id, name, turn in calls:
         if call_id in contents and call_id not in seen:
             seen.add(call_id)
-            yield EarlierResult(name, call_id, contents[call_id])
+            yield EarlierResult(name, call_id, contents[call_id], turn)
 
 
 def _field(value: Any, name: str, wire_name: str) -> Any:

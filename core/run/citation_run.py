@@ -44,15 +44,25 @@ class CitationRun:
     `reads_tool_call_results`: whether the stream's TOOL_CALL_RESULT content is read into
     the run. An adapter that captures each tool's own return value passes False: the
     content on the wire is the same result, serialised or cut down (and may be prose).
+
+    `calls_in_model_order`: whether the emitter announces a model's parallel calls in the
+    order the model issued them. False for one that sends each as it finishes: a marker
+    whose source depends on that order is then left out (logged), never guessed.
     """
 
     def __init__(
-        self, options: CitationOptions | None = None, *, reads_tool_call_results: bool = True
+        self,
+        options: CitationOptions | None = None,
+        *,
+        reads_tool_call_results: bool = True,
+        calls_in_model_order: bool = True,
     ) -> None:
         self.options = options or CitationOptions()
         self._reads_results = reads_tool_call_results
+        self._in_model_order = calls_in_model_order
         self._messages = Messages()  # the run's assistant messages: their text, which are cited
-        ledger = Ledger()  # every entry the model was shown, in the order it saw them
+        # every entry the model was shown, in the order it saw them
+        ledger = Ledger(ordered=calls_in_model_order)
         self._hooks = Hooks(self.options)
         self._checks = Checks(self.options)
         self._intake = Intake(self._hooks, self._checks, ledger)
@@ -72,7 +82,11 @@ class CitationRun:
 
     def renewed(self) -> CitationRun:
         """A new run with this one's options and settings (a new run in the same stream)."""
-        return CitationRun(self.options, reads_tool_call_results=self.reads_tool_call_results)
+        return CitationRun(
+            self.options,
+            reads_tool_call_results=self._reads_results,
+            calls_in_model_order=self._in_model_order,
+        )
 
     # -- what the run read -------------------------------------------------------------
 

@@ -13,7 +13,7 @@ from ..records.entry import Entry
 from ..records.extract import ReaderItem
 from ..records.references import Mention
 
-__all__ = ["Hooks", "as_marker"]
+__all__ = ["Hooks", "as_marker", "calls_in_model_order"]
 
 logger = logging.getLogger("moca_agui")
 
@@ -24,6 +24,17 @@ def as_marker(marker: object) -> str | None:
         return marker
     logger.warning("moca_agui: dropped a marker that is not text: %.80r", marker)
     return None
+
+
+def calls_in_model_order(scope: Mapping[str, Any], app: object) -> bool:
+    """Whether the ASGI `app` answering `scope` announces a model's parallel calls in the
+    order the model issued them, as the plugins say; False if one fails (logged): then no
+    marker that depends on that order is guessed."""
+    try:
+        return bool(get_plugin_manager().hook.moca_calls_in_model_order(scope=scope, app=app))
+    except Exception:
+        logger.exception("moca_agui: a plugin failed in moca_calls_in_model_order")
+        return False
 
 
 class Hooks:

@@ -12,6 +12,11 @@ client sent them); this run's results of the same entry add theirs.
 
 Numbers shown to the model (`show`) are assigned as results are produced, after the
 highest the thread showed, and once the thread has shown any, they are its marker table.
+
+Some emitters send parallel calls in the order they finish, under ids they make: the
+order the model read one turn's results in is not known (`ordered=False`). Then only the
+entries whose place is the same in every order a turn's results could have been read in
+have a known number (`settled`).
 """
 
 from __future__ import annotations
@@ -56,11 +61,26 @@ class _Result:
 class Ledger:
     """The entries of one run, numbered in the order the model saw them."""
 
-    __slots__ = ("_calls", "_earlier", "_lock", "_next", "_order", "_results", "_shown")
+    __slots__ = (
+        "_calls",
+        "_earlier",
+        "_lock",
+        "_next",
+        "_order",
+        "_ordered",
+        "_results",
+        "_settled",
+        "_shown",
+        "_turns",
+    )
 
-    def __init__(self) -> None:
+    def __init__(self, *, ordered: bool = True) -> None:
+        self._ordered = ordered  # whether the calls are announced in the model's order
         self._calls: dict[str, int] = {}  # tool call id -> its place in the model's order
         self._earlier: list[Entry] = []  # the thread's entries, in the order the model read them
+        #: the thread's results, each as its entries, by turn (read only when not `ordered`)
+        self._turns: dict[int, list[list[Entry]]] = {}
+        self._settled: int | None = None  # `settled()`, cached with `_order`
         self._results: list[_Result] = []  # in arrival order
         self._next = 1  # the number the next entry shown gets
         self._order: list[Seen] | None = None  # the entries in the model's order, cached
@@ -73,10 +93,11 @@ class Ledger:
             self._calls[call_id] = len(self._calls)
             self._order = None
 
-    def add_earlier(self, entries: list[tuple[Entry, str | None]]) -> None:
+    def add_earlier(self, entries: list[tuple[Entry, str | None]], turn: int) -> None:
         """One earlier result's entries, with the marker the model was shown beside each
-        (None: none), in the order the thread gives them."""
+        (None: none), in the order the thread gives them; `turn`: the turn of its call."""
         with self._lock:
+            self._turns.setdefault(turn, []).append([entry for entry, _ in entries])
             for entry, marker in entries:
                 self._earlier.append(entry)
                 if marker is not None and entry not in self._shown:
@@ -129,7 +150,20 @@ class Ledger:
                 if record is not None:
                     known.records.append((record, result.captured_at, result.source))
         self._order = list(seen.values())
+        self._settled = None
         return self._order
+
+    def settled(self) -> int:
+        """How many of `entries()` lead it whatever order each turn's results were read
+        in: all of them when the calls are announced in the model's order. The default
+        marker of an entry after those depends on an order no one knows."""
+        order = self.entries()
+        if self._ordered:
+            return len(order)
+        if self._settled is None:
+            this_run = [[entry for entry, _, _ in result.items] for result in self._results]
+            self._settled = _settled([*self._turns.values(), this_run])
+        return self._settled
 
     def show(self, entries: list[Entry]) -> list[str]:
         """The marker the model is shown for each entry, assigned thread-wide in the order
@@ -145,6 +179,33 @@ class Ledger:
     def shown(self) -> dict[Entry, str]:
         """The markers the model was shown, by entry (empty: it was shown none)."""
         return dict(self._shown)
+
+
+def _settled(turns: list[list[list[Entry]]]) -> int:
+    """How many entries come first, in the same order, whichever order the results of
+    each turn (each a list of its entries) were read in, the turns in order.
+
+    The next entry is known while every result of the turn with an entry not yet counted
+    has the same such entry first (any of them may have been read first); the first time
+    two differ, no later place is known either.
+    """
+    known: set[Entry] = set()
+    for turn in turns:
+        results = [result for result in turn if result]
+        at = [0] * len(results)  # each result's first entry not yet known
+        while True:
+            firsts: set[Entry] = set()
+            for i, result in enumerate(results):
+                while at[i] < len(result) and result[at[i]] in known:
+                    at[i] += 1
+                if at[i] < len(result):
+                    firsts.add(result[at[i]])
+            if len(firsts) != 1:
+                if firsts:
+                    return len(known)
+                break
+            known.add(firsts.pop())
+    return len(known)
 
 
 def _number(marker: str) -> int | None:

@@ -41,7 +41,7 @@ class Resolver:
     async def citations(self, text: str) -> list[Citation]:
         """The citations of `text`: one per node and span it names, in order of first
         mention, each with the record the run holds for it (left out if it has none)."""
-        first, by_entry, nodes = self._mentioned(text)
+        first, by_entry, nodes = self._mentioned(text, report=True)
         await self._lookups.look_up(self._to_look_up([by_entry[entry] for entry in first], nodes))
         citations: list[Citation] = []
         by_key: dict[tuple[str, tuple[int, int] | None], Citation] = {}
@@ -59,20 +59,33 @@ class Resolver:
                 citation.marker = marker
         return citations
 
-    def _mentioned(self, text: str) -> tuple[dict[Entry, str | None], dict[Entry, Seen], _Nodes]:
+    def _mentioned(
+        self, text: str, *, report: bool = False
+    ) -> tuple[dict[Entry, str | None], dict[Entry, Seen], _Nodes]:
         """The entries `text` names, in order of first mention, each with its marker (None:
-        named by ref), and the run's entries by entry and by node."""
+        named by ref), and the run's entries by entry and by node. `report`: log each
+        marker left out because its source depends on an order no one knows."""
         seen = self._ledger.entries()
         by_entry = {s.entry: s for s in seen}
         nodes = _Nodes(seen, self._checks.record)
-        table = self._marker_table(seen, by_entry)
+        table, unsure = self._marker_table(seen, by_entry)
         markers = {marker: entry.ref for marker, entry in table.items()}
         first: dict[Entry, str | None] = {}  # entry -> marker, in order of first mention
-        for mention in self._hooks.find_references(text, nodes.refs, markers):
+        for mention in self._hooks.find_references(text, nodes.refs, {**unsure, **markers}):
             if mention.ref not in nodes.refs:
                 logger.debug("moca_agui: left out %.200r: not returned in this run", mention.ref)
                 continue
             marker = as_marker(mention.marker)
+            if marker in unsure:
+                if report:
+                    logger.warning(
+                        "moca_agui: left out the marker %.40s: the service sent parallel "
+                        "Reader calls in the order they finished, so which source the model "
+                        "numbered so is not known; numbered tools (moca_agui.numbered) show "
+                        "the model each source's marker",
+                        marker,
+                    )
+                continue
             entry = table.get(marker) if marker is not None else None
             if entry is None or entry.ref != mention.ref:
                 entry = nodes.named(mention.ref).entry
@@ -91,15 +104,27 @@ class Resolver:
             and nodes.whole(s.entry.ref) is None
         ]
 
-    def _marker_table(self, seen: list[Seen], by_entry: Mapping[Entry, Seen]) -> dict[str, Entry]:
+    def _marker_table(
+        self, seen: list[Seen], by_entry: Mapping[Entry, Seen]
+    ) -> tuple[dict[str, Entry], dict[str, str]]:
         """marker -> entry: the shown numbers, the default numbering, or a plugin's table;
-        a marker naming an entry the run does not hold names nothing."""
-        table = self._hooks.marker_table([s.entry for s in seen], self._ledger.shown())
-        return {
-            marker: entry
-            for marker, entry in table.items()
-            if isinstance(entry, Entry) and entry in by_entry
-        }
+        a marker naming an entry the run does not hold names nothing. Apart (marker ->
+        ref): the markers whose entry may have had another place in the model's order
+        (`Ledger.settled`), unless the model was shown that marker beside it."""
+        shown = self._ledger.shown()
+        table = self._hooks.marker_table([s.entry for s in seen], shown)
+        settled = self._ledger.settled()
+        unsettled = {s.entry for s in seen[settled:]}
+        known: dict[str, Entry] = {}
+        unsure: dict[str, str] = {}
+        for marker, entry in table.items():
+            if not isinstance(entry, Entry) or entry not in by_entry:
+                continue
+            if entry in unsettled and shown.get(entry) != marker:
+                unsure[marker] = entry.ref
+            else:
+                known[marker] = entry
+        return known, unsure
 
     def _record_of(self, seen: Seen, nodes: _Nodes) -> Found | None:
         """The record an entry cites, when it was captured and its span, or None (left out).

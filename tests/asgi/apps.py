@@ -5,19 +5,22 @@ from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 import httpx
-from ag_ui.core import BaseEvent
+from ag_ui.core import BaseEvent, RunAgentInput, RunFinishedEvent, RunStartedEvent
 from ag_ui.encoder import EventEncoder
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response, StreamingResponse
 from starlette.routing import Route
 from starlette.types import ASGIApp
+from thread_turns import Steps, get_node, search_hits
 
 import moca_agui
+from streams import message, tool_call
+from support import Call
 
 SSE = "text/event-stream"
 PROTO = "application/vnd.ag-ui.event+proto"
@@ -118,3 +121,53 @@ async def post(app: ASGIApp, path: str = "/", **kwargs: Any) -> httpx.Response:
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
         return await client.post(path, **kwargs)
+
+
+def moca_search(query: str) -> dict[str, Any]:
+    """Search the knowledge base: the nodes whose path the query names."""
+    return search_hits(query)
+
+
+def moca_get_node(node_id: str) -> dict[str, Any]:
+    """Read one node."""
+    return get_node(node_id)
+
+
+def scripted(steps: Steps, *, numbered: bool, paths: Sequence[str] = ("/",)) -> Starlette:
+    """An AG-UI service whose scripted agent plays, on a POST to each of `paths`, the steps
+    of the thread's last question, calling its Reader tools (numbered or not)."""
+    readers = [moca_search, moca_get_node]
+    tools = moca_agui.numbered(readers) if numbered else readers
+    by_name = dict(zip(["moca_search", "moca_get_node"], tools, strict=True))
+
+    async def endpoint(request: Request) -> StreamingResponse:
+        input = RunAgentInput.model_validate(await request.json())
+        encoder = EventEncoder()
+        body = (encoder.encode(event) async for event in played(steps, by_name, input))
+        return StreamingResponse(body, media_type=encoder.get_content_type())
+
+    return Starlette(routes=[Route(path, endpoint, methods=["POST"]) for path in paths])
+
+
+def played(
+    steps: Steps, tools: dict[str, Callable[..., Any]], input: RunAgentInput
+) -> AsyncIterator[BaseEvent]:
+    """The events of the scripted agent's run: the steps of the thread's last question. A
+    list of calls is one model response; they finish, and are sent, last first."""
+    question = next(m.content for m in reversed(input.messages) if m.role == "user")
+
+    async def events() -> AsyncIterator[BaseEvent]:
+        yield RunStartedEvent(thread_id=input.thread_id, run_id=input.run_id)
+        for n, step in enumerate(steps[str(question)]):
+            if isinstance(step, str):
+                for event in message(f"{input.run_id}-answer-{n}", step):
+                    yield event
+                continue
+            calls = [step] if isinstance(step, Call) else step
+            results = [tools[call.name](**call.args) for call in calls]  # the model's order
+            for call, result in reversed(list(zip(calls, results, strict=True))):
+                for event in tool_call(call.id, call.name, result, args=json.dumps(call.args)):
+                    yield event
+        yield RunFinishedEvent(thread_id=input.thread_id, run_id=input.run_id)
+
+    return events()

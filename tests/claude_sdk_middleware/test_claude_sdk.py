@@ -22,7 +22,7 @@ READERS = ["mcp__moca__moca_search", "mcp__moca__moca_get_node", "mcp__moca__moc
 
 def cited(stream: list[dict[str, Any]]) -> list[tuple[str, str]]:
     assert_valid_stream(stream)
-    assert check_events(stream, reader_tools=READERS) == []
+    assert check_events(stream) == []
     (value,) = citation_events(stream)
     return [
         (c["marker"], c["record"]["node"]["ref"].removeprefix(HANDBOOK)) for c in value["citations"]

@@ -27,7 +27,6 @@ import moca_agui
 from moca_agui.check import check_events
 from support import Call, ref, run_input, types
 
-READERS = ["mcp__moca__moca_search", "mcp__moca__moca_get_node"]
 NEVER = "https://example.com/moca/test-kb@1.0.0#never-returned.md"
 HANDBOOK = "https://example.org/moca/fernhollow-apiary@3.0.0#"
 MISSING = f"{HANDBOOK}no-such-node.md"
@@ -67,7 +66,7 @@ async def run(app: Any, question: str = "q", thread_id: str | None = None) -> li
     """One run over HTTP (thread_turns.post: ag-ui-validate, the schemas), then the checker."""
     body = run_input(question, thread_id=thread_id or new_thread_id())
     stream = await post(app, body)
-    errors = [str(f) for f in check_events(stream, reader_tools=READERS) if f.level == "error"]
+    errors = [str(f) for f in check_events(stream) if f.level == "error"]
     assert errors == [], errors
     return stream
 
@@ -91,12 +90,12 @@ async def test_parallel_calls_finishing_in_reverse_cite_in_the_models_order_exac
     app = claude_app(lambda q: [calls, [answer]], [*reader.tools(), sdk_tool(lookup_order)])
     stream = await run(app)
     assert reader.finished == ["moca_get_node", "moca_search"]
-    content = "CUSTOM:claude:assistant_content"  # the adapter's own, beside each block
-    tool_call = ["TOOL_CALL_START", "TOOL_CALL_ARGS", content, "TOOL_CALL_END"]
-    assert types(stream) == [
+    tool_call = ["TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END"]
+    # (newer releases send their own CUSTOM:claude:assistant_content beside each block)
+    assert [t for t in types(stream) if not t.startswith("CUSTOM:claude:")] == [
         "RUN_STARTED", "STATE_SNAPSHOT", "CUSTOM:system:init", "CUSTOM:system:status",
         *tool_call * 3, *["TOOL_CALL_RESULT"] * 3, "CUSTOM:system:status",
-        "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", content, "TEXT_MESSAGE_END",
+        "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END",
         "MESSAGES_SNAPSHOT", "CUSTOM:moca.citations", "RUN_FINISHED",
     ]  # fmt: skip
     assert citations(stream) == [{"marker": "[1]", "record": A}, {"marker": "[2]", "record": B}]

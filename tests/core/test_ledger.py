@@ -4,35 +4,28 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
-from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import pytest
 from ag_ui.core import ToolCallArgsEvent, ToolCallEndEvent, ToolCallResultEvent, ToolCallStartEvent
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import moca_agui
 import moca_agui.adapter
+from moca_agui.adapter import CitationRun
 from moca_agui.check import check_events
 from moca_agui.cli import main
 from moca_agui.client import Conversation
-from moca_agui.plugins import get_plugin_manager
+from moca_agui.run.ledger import Ledger
 from streams import message, run, source, tool_call
 from support import citation_events, collect, record, ref
 
 A, B, C = record("a.md"), record("b.md"), record("c.md")
-
-
-@pytest.fixture
-def register() -> Iterator[Callable[[object], None]]:
-    """Register inline plugins on the process's manager for one test."""
-    manager, added = get_plugin_manager(), []
-    yield lambda plugin: added.append(manager.register(plugin))
-    for name in added:
-        manager.unregister(name=name)
+NOW = datetime.now(UTC)
 
 
 def chunk(rec: dict[str, Any], start: int, end: int) -> dict[str, Any]:
@@ -273,3 +266,98 @@ def test_the_event_never_depends_on_the_order_results_arrive(results, finish, ma
             n = int(citation["marker"][1:-1])
             rec = citation["record"]
             assert entries[n - 1] == (ref(rec), json.dumps(rec.get("span")))
+
+
+# -- an emitter that sends parallel calls as they finish: the model's order is unknown ---
+
+ENTRIES = [moca_agui.adapter.Entry(ref(r)) for r in (A, B, C)] + [
+    moca_agui.adapter.Entry(ref(A), (0, 40))
+]
+
+
+def orders(turns: list[list[list[Any]]]) -> set[tuple[Any, ...]]:
+    """Every order the entries can have been read in: each turn's results in any order."""
+    found: set[tuple[Any, ...]] = {()}
+    for turn in turns:
+        found = {
+            (*before, *result)
+            for before in found
+            for reading in itertools.permutations(turn)
+            for result in [tuple(entry for results in reading for entry in results)]
+        }
+    return {tuple(dict.fromkeys(order)) for order in found}
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.lists(st.sampled_from(ENTRIES), max_size=3), min_size=1, max_size=4),
+        min_size=1,
+        max_size=3,
+    )
+)
+def test_the_settled_entries_are_those_first_in_every_order_the_turns_results_allow(turns):
+    """`settled` counts the longest run of entries every reading order begins with; the
+    last turn is this run's, the others the thread's."""
+    ledger = Ledger(ordered=False)
+    for turn, results in enumerate(turns[:-1], start=1):
+        for result in results:
+            ledger.add_earlier([(entry, None) for entry in result], turn)
+    for result in turns[-1]:
+        ledger.add(None, "moca_search", [(entry, None, False) for entry in result], NOW)
+    readings = orders(turns)
+    common = 0
+    while len({order[common] if len(order) > common else None for order in readings}) == 1 and (
+        any(len(order) > common for order in readings)
+    ):
+        common += 1
+    assert ledger.settled() == common
+    assert Ledger().settled() == 0  # and an ordered ledger settles all it holds
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    results=st.lists(
+        st.lists(st.sampled_from(SPANNED), min_size=1, max_size=3), min_size=1, max_size=4
+    ),
+    finish=st.randoms(use_true_random=False),
+)
+def test_order_unknown_a_marker_is_cited_only_if_every_call_order_gives_it_that_source(
+    results, finish
+):
+    """Parallel calls sent as they finish: whichever order the model issued them in, a
+    marker the event links names the same source, and markers a single result settles
+    stay linked."""
+    calls = [(f"c{i}", "moca_search", {"query": "q", "results": r}) for i, r in enumerate(results)]
+    arrival = [call_id for call_id, _, _ in calls]
+    finish.shuffle(arrival)
+    text = " ".join(f"[{n}]" for n in range(1, 10))
+
+    def marked(issued: list[Any], *, in_order: bool) -> dict[str, Any]:
+        events = run(parallel_calls(*issued, finish=arrival), message("m1", text))
+        stream = CitationRun(calls_in_model_order=in_order)
+        [value] = citation_events(asyncio.run(collect(moca_agui.cite(source(events), run=stream))))
+        return {c["marker"]: c["record"] for c in value["citations"] if "marker" in c}
+
+    unknown = marked(calls, in_order=False)
+    for issued in itertools.permutations(calls):
+        known = marked(list(issued), in_order=True)
+        assert all(known[marker] == rec for marker, rec in unknown.items())
+    if len(results) == 1:
+        assert unknown == marked(calls, in_order=True)
+
+
+async def test_order_unknown_markers_left_out_are_logged_and_refs_still_cited(caplog):
+    events = run(
+        parallel_calls(("ca", "moca_get_node", A), ("cb", "moca_get_node", B), finish=["cb", "ca"]),
+        message("m1", f"A [1]; B [2], see {ref(B)}."),
+    )
+    stream = await collect(
+        moca_agui.cite(source(events), run=CitationRun(calls_in_model_order=False))
+    )
+    assert check_events(stream) == []
+    [value] = citation_events(stream)
+    assert value["citations"] == [{"record": B}]
+    left_out = [r.getMessage() for r in caplog.records if "left out the marker" in r.getMessage()]
+    assert [m.split(":")[1].split()[-1] for m in left_out] == ["[1]", "[2]"]
+    assert all("moca_agui.numbered" in m for m in left_out)

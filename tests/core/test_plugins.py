@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 import textwrap
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 
 import pytest
 from pluggy import PluginValidationError
@@ -18,21 +18,6 @@ from streams import message, run, source, tool_call
 from support import citation_events, collect, record, ref, wire, without_citations
 
 A, B = record("a.md"), record("b.md")
-
-
-@pytest.fixture
-def register() -> Iterator:
-    """Register inline plugins on the process's manager for one test."""
-    manager = get_plugin_manager()
-    added = []
-
-    def add(plugin: object) -> None:
-        manager.register(plugin)
-        added.append(plugin)
-
-    yield add
-    for plugin in added:
-        manager.unregister(plugin)
 
 
 async def test_a_plugin_can_say_which_tools_are_readers(register):

@@ -190,6 +190,46 @@ async def test_parallel_calls_finishing_in_reverse_keep_the_numbers_numbered_too
     assert sorted(cited(stream)) == [("[1]", ref(B)), ("[2]", ref(A))]
 
 
+@pytest.mark.parametrize("slow", [A, B], ids=["a-finishes-last", "b-finishes-last"])
+async def test_parallel_calls_leave_out_the_markers_their_finishing_order_would_decide(
+    slow: dict[str, Any], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Two plain Reader calls in one response: CrewAI gives the model A's result first,
+    ag-ui-crewai sends whichever finished first. The markers are left out, logged, in
+    either order; the versioned ref is cited."""
+
+    def slow_get_node(node_id: str = "", query: str = "") -> Any:
+        if node_id == ref(slow):
+            time.sleep(0.3)
+        return get_node(node_id)
+
+    script: list[Turn] = [
+        [Call("moca_get_node", {"node_id": ref(A)}, "ca"),
+         Call("moca_get_node", {"node_id": ref(B)}, "cb")],
+        f"A [1]; B [2], see {ref(B)}.",
+    ]  # fmt: skip
+    stream = await post(app_of(script, [json_tool("moca_get_node", slow_get_node)]))
+    assert cited(stream) == [(None, ref(B))]
+    left_out = [r.getMessage() for r in caplog.records if "left out the marker" in r.getMessage()]
+    assert [line.split(":", 2)[1].split()[-1] for line in left_out] == ["[1]", "[2]"]
+
+
+async def test_a_search_then_a_read_of_a_hit_keeps_its_markers() -> None:
+    """Sequential calls look like parallel ones on ag-ui-crewai's wire, but these give A
+    and B the same numbers in either order."""
+
+    def search(node_id: str = "", query: str = "") -> Any:
+        return {"query": query, "results": [A, B]}
+
+    script: list[Turn] = [
+        [Call("moca_search", {"query": "hives"}, "c1")],
+        [Call("moca_get_node", {"node_id": ref(A)}, "c2")],
+        "A [1]; B [2].",
+    ]
+    tools = [json_tool("moca_search", search), json_tool("moca_get_node", get_node)]
+    assert cited(await post(app_of(script, tools))) == [("[1]", ref(A)), ("[2]", ref(B))]
+
+
 async def test_concurrent_runs_keep_their_own_citations() -> None:
     app = build_app(DemoReader())
     streams = await asyncio.gather(*(post(app, QUESTION, f"thread-{n}") for n in range(4)))
