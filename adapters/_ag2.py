@@ -44,9 +44,12 @@ class CitingAGUIStream(AGUIStream):
     """
 
     def build_asgi(self) -> Any:
-        """The parent's endpoint behind `CitationMiddleware` (the instrument's options)."""
+        """The parent's endpoint behind `CitationMiddleware` (the instrument's options), as
+        a class of this module: AG2's own is declared to send calls as they finish, this
+        one's runs know the model's order."""
         endpoint = super().build_asgi()
-        middleware = CitationMiddleware(endpoint)
+        ordered = type(endpoint.__name__, (endpoint,), {"__module__": __name__})
+        middleware = CitationMiddleware(ordered)
         middleware.options = options_of(self)
         return middleware
 

@@ -2,7 +2,9 @@
 
 AG2 sends each TOOL_CALL_START from inside its own tool task, so the wire does not keep
 the order the model issued parallel calls in: the adapter reads that order from the
-model's response and serves the stream behind `CitationMiddleware`.
+model's response and serves the stream behind `CitationMiddleware`. AG2's own endpoint
+behind the bare middleware is declared to send its calls as they finish: no marker that
+depends on their order is guessed there.
 """
 
 from moca_agui.adapter import Adapter
@@ -13,4 +15,5 @@ ADAPTER = Adapter(
     "`stream.build_asgi()` as before",
     extra="ag2", instances=("ag2.ag_ui:AGUIStream",), classes=False,
     refuses={"ag2:Agent": "an AG2 Agent"},
+    sends_calls_as_finished=("ag2.ag_ui.asgi",),
 )  # fmt: skip

@@ -7,40 +7,15 @@ the run's question: the middleware cites that answer under that id. `instrument`
 flow or a crew names the line.
 
 It sends each tool call as it finishes, under an id it makes, while CrewAI gives the model
-a response's results in the order it issued the calls: the plugin tells the middleware
-so, and a default marker whose source depends on that order is left out.
+a response's results in the order it issued the calls: the declaration says so of its
+endpoints, and a default marker whose source depends on that order is left out.
 """
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Mapping
-from typing import Any
+from moca_agui.adapter import Adapter
 
-from moca_agui.adapter import Adapter, hookimpl
-
-#: The module whose endpoints send tool calls as they finish.
-ENDPOINTS = "ag_ui_crewai"
-
-
-class CrewAIAdapter(Adapter):
-    """The declaration, and the one thing the middleware cannot see on the wire."""
-
-    @hookimpl
-    def moca_calls_in_model_order(self, scope: Mapping[str, Any], app: object) -> bool | None:
-        """False for a request an ag-ui-crewai endpoint of a Starlette `app` answers."""
-        if ENDPOINTS not in sys.modules:
-            return None
-        from starlette.routing import Match
-
-        for route in getattr(app, "routes", ()):
-            if route.matches(scope)[0] is Match.FULL:
-                module = getattr(getattr(route, "endpoint", None), "__module__", None) or ""
-                return False if module.partition(".")[0] == ENDPOINTS else None
-        return None
-
-
-ADAPTER = CrewAIAdapter(
+ADAPTER = Adapter(
     "moca_agui.asgi",
     "a CrewAI flow or crew served by ag-ui-crewai's FastAPI endpoint: not through "
     "instrument, the middleware around the app",
@@ -48,4 +23,5 @@ ADAPTER = CrewAIAdapter(
     "add_crewai_flow_fastapi_endpoint(app, flow, path) (or the crew endpoint) serves",
     extra="crewai",
     refuses={"crewai.flow.flow:Flow": "a CrewAI Flow", "crewai.crew:Crew": "a CrewAI Crew"},
+    sends_calls_as_finished=("ag_ui_crewai.endpoint",),
 )

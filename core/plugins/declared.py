@@ -1,19 +1,22 @@
 """`Adapter`: what one framework's adapter claims, refuses and needs, declared once.
 
-Its plugin's hooks (`moca_instrument`, `moca_numbered`, `moca_install_hint`) are made
-from the declaration, so every adapter claims, refuses and names its install in the same
-words. Classes are named as `"module:Class"` and found in `sys.modules` only: the plugin
-loads in every process, its framework installed or not, and imports nothing of it.
+Its plugin's hooks (`moca_instrument`, `moca_numbered`, `moca_install_hint`,
+`moca_calls_in_model_order`) are made from the declaration, so every adapter claims,
+refuses and names its install in the same words. Classes are named as `"module:Class"`
+and found in `sys.modules` only: the plugin loads in every process, its framework
+installed or not, and imports nothing of it.
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..options import CitationOptions
+from .endpoints import endpoint_of
 from .hookspecs import hookimpl
 from .imported import instance_of, subclass_of
 from .install import pip_install
@@ -55,6 +58,10 @@ class Adapter:
     refuses: Mapping[str, str] = field(default_factory=dict)
     #: `"module:Class"`: the tools `numbered_tool` numbers.
     tools: tuple[str, ...] = ()
+    #: The modules whose ASGI endpoints send a model's parallel calls as they finish, under
+    #: ids they make: a request one of them answers is cited with no marker that depends
+    #: on the order the model issued its calls (`moca_calls_in_model_order`).
+    sends_calls_as_finished: tuple[str, ...] = ()
 
     def claim(self, target: object) -> Callable[[Any, CitationOptions], object] | None:
         """What makes `target` cite, or None if it is not this adapter's.
@@ -88,6 +95,15 @@ class Adapter:
             return None
         number = self._function("numbered_tool")
         return number(target) if name is None else number(target, name)
+
+    @hookimpl
+    def moca_calls_in_model_order(self, scope: Mapping[str, Any], app: object) -> bool | None:
+        if not any(module in sys.modules for module in self.sends_calls_as_finished):
+            return None
+        endpoint = endpoint_of(scope, app)
+        return (
+            False if getattr(endpoint, "__module__", None) in self.sends_calls_as_finished else None
+        )
 
     @hookimpl
     def moca_install_hint(self) -> str:

@@ -2,7 +2,8 @@
 
 AG2 sends each TOOL_CALL_START from inside its own tool task, so the wire may carry two
 parallel calls in either order. The instrumented `AGUIStream` reads the model's order
-from its response; the plain middleware cannot, and these tests show both.
+from its response; the plain middleware cannot: around AG2's own endpoint it leaves out
+the markers that depend on that order (logged), never guessing. These tests show both.
 """
 
 from __future__ import annotations
@@ -92,6 +93,25 @@ async def test_a_run_whose_wire_reversed_the_calls_still_cites_in_the_models_ord
             assert cited_refs(events) == {"[1]": ref(A), "[2]": ref(B)}
             return
     pytest.fail("the wire never carried the calls out of the model's order in 200 runs")
+
+
+async def test_the_bare_middleware_leaves_the_markers_out_never_naming_the_wrong_node(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """AG2's own endpoint behind `CitationMiddleware`, as added to the app (`scope["app"]`)
+    or around it: the wire's order may be either, so [1] and [2] are left out, logged."""
+    delays = {ref(A): 0.02, ref(B): 0.0}
+    endpoint = AGUIStream(scripted_agent(delays)).build_asgi()
+    added = Starlette(routes=[Route("/", endpoint)])
+    added.add_middleware(CitationMiddleware)
+    around = CitationMiddleware(Starlette(routes=[Route("/", endpoint)]))
+    for app in [added, around] * 5:
+        caplog.clear()
+        events = await answer(app)
+        assert check_events(events) == []
+        assert cited_refs(events) == {}
+        assert [r.getMessage().split(":", 2)[1].split()[-1] for r in caplog.records
+                if "left out the marker" in r.getMessage()] == ["[1]", "[2]"]  # fmt: skip
 
 
 async def test_the_instrumented_stream_is_a_copy_and_refuses_the_agent() -> None:
