@@ -437,6 +437,19 @@ def bench(session: nox.Session) -> None:
         session.run("python", f"tests/benchmarks/bench_{name}.py", *session.posargs)
 
 
+#: ag2[ag-ui]'s oldest supported release (1.2.0) and the newest below 2; `tests` runs the
+#: AG2 tests on the newest too, beside every other framework.
+AG2_VERSIONS = {"1.2.0": ("ag2[ag-ui]==1.2.0",), "newest": ("ag2[ag-ui]>=1.2,<2",)}
+
+
+@nox.session(python=PYTHON, name="tests-ag2")
+@nox.parametrize("pins", list(AG2_VERSIONS.values()), ids=list(AG2_VERSIONS))
+def tests_ag2(session: nox.Session, pins: tuple[str, ...]) -> None:
+    """AG2's `AGUIStream`, instrumented and behind the bare middleware, on each pinned set."""
+    session.install("-e", ".[ag2,test]", *pins)
+    session.run("pytest", "tests/ag2_adapter", *session.posargs)
+
+
 #: bedrock-agentcore's first release with AG-UI support found (1.6.0; not bisected below)
 #: and the newest; AgentCore serves the Strands agent of the tests.
 AGENTCORE_VERSIONS = {
@@ -464,6 +477,8 @@ CLAUDE_SDK_VERSIONS = {
 @nox.parametrize("pins", list(CLAUDE_SDK_VERSIONS.values()), ids=list(CLAUDE_SDK_VERSIONS))
 def tests_claude_sdk(session: nox.Session, pins: tuple[str, ...]) -> None:
     """The Claude Agent SDK behind the middleware: its own session, since claude-agent-sdk
-    ships the Claude Code CLI (a 400 MB wheel) that [all] does not carry."""
+    ships the Claude Code CLI (a 400 MB wheel) that [all] does not carry; the demo's
+    stream through the real @ag-ui/client (js/'s subscriber test, Node 20)."""
     session.install("-e", ".[claude-sdk,test]", *pins)
     session.run("pytest", "tests/claude_sdk_middleware", *session.posargs)
+    _subscriber_test(session, "claude-sdk")
