@@ -58,11 +58,11 @@ class CitationMiddleware:
         ):
             await self.app(scope, receive, send)
             return
-        in_order = calls_in_model_order(scope, scope.get("app", self.app))
-        run = CitationRun(self.options, calls_in_model_order=in_order)
+        run = CitationRun(self.options)
         request = _Request(receive)
         path = str(scope.get("path"))
         response = _Response(send, run, request, f"POST {path}", self._threads.begun(path))
+        response.in_model_order = lambda: calls_in_model_order(scope, self.app)
         try:
             with run.active():  # the app's numbered Reader tools number into this run
                 await self.app(scope, request.receive, response.send)
@@ -176,7 +176,16 @@ class _Request:
 class _Response:
     """One response on its way out: cited if it turns out to be an SSE stream."""
 
-    __slots__ = ("_begin", "_request", "_run", "_send", "_sse", "_where", "thread")
+    __slots__ = (
+        "_begin",
+        "_request",
+        "_run",
+        "_send",
+        "_sse",
+        "_where",
+        "in_model_order",
+        "thread",
+    )
 
     def __init__(
         self,
@@ -194,6 +203,9 @@ class _Response:
         self._sse: SSECitations | None = None
         #: The run's path and thread id, once its stream began (None: not a thread's run).
         self.thread: tuple[str, str] | None = None
+        #: Whether the endpoint announces parallel calls in the model's order, asked when
+        #: its stream begins (a router has chosen the endpoint by then).
+        self.in_model_order: Callable[[], bool] = lambda: True
 
     async def send(self, message: Message) -> None:
         sse = self._sse
@@ -208,6 +220,8 @@ class _Response:
                 await self._send(message)
             return
         if message["type"] == "http.response.start" and self._is_sse(message.get("headers", ())):
+            if not self.in_model_order():
+                self._run.calls_arrive_as_finished()
             self._run.read_history(self._request.messages())
             thread_id = self._request.thread_id()
             if thread_id is not None and self.thread is None:

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..options import CitationOptions
-from .endpoints import endpoint_of
 from .hookspecs import hookimpl
 from .imported import instance_of, subclass_of
 from .install import pip_install
@@ -58,9 +57,10 @@ class Adapter:
     refuses: Mapping[str, str] = field(default_factory=dict)
     #: `"module:Class"`: the tools `numbered_tool` numbers.
     tools: tuple[str, ...] = ()
-    #: The modules whose ASGI endpoints send a model's parallel calls as they finish, under
-    #: ids they make: a request one of them answers is cited with no marker that depends
-    #: on the order the model issued its calls (`moca_calls_in_model_order`).
+    #: The modules whose ASGI endpoints (functions or classes) send a model's parallel
+    #: calls as they finish, under ids they make: a request one of them answers is cited
+    #: with no marker that depends on the order the model issued its calls
+    #: (`moca_calls_in_model_order`).
     sends_calls_as_finished: tuple[str, ...] = ()
 
     def claim(self, target: object) -> Callable[[Any, CitationOptions], object] | None:
@@ -100,10 +100,9 @@ class Adapter:
     def moca_calls_in_model_order(self, scope: Mapping[str, Any], app: object) -> bool | None:
         if not any(module in sys.modules for module in self.sends_calls_as_finished):
             return None
-        endpoint = endpoint_of(scope, app)
-        return (
-            False if getattr(endpoint, "__module__", None) in self.sends_calls_as_finished else None
-        )
+        endpoint = scope.get("endpoint", app)  # what a Starlette or FastAPI router chose
+        module = getattr(endpoint, "__module__", None)
+        return False if module in self.sends_calls_as_finished else None
 
     @hookimpl
     def moca_install_hint(self) -> str:

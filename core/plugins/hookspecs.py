@@ -75,12 +75,12 @@ def moca_calls_in_model_order(scope: Mapping[str, Any], app: object) -> bool | N
     """Say whether the ASGI app answering a request announces a model's parallel tool
     calls in the order the model issued them.
 
-    Called by `CitationMiddleware` once for each POST it may cite, with the request's ASGI
-    `scope` and the `app` that serves it (`scope["app"]`, the Starlette or FastAPI
-    application, when the middleware was added to one; else the app the middleware
-    wraps). An endpoint that sends each call
-    as it finishes, under an id it makes, answers False: a default marker whose source
-    depends on that order is then left out and logged (numbered tools keep theirs).
+    Called by `CitationMiddleware` when a response to a POST turns out to be an SSE stream
+    (before its first event), with the request's ASGI `scope` as the app's router left it
+    (Starlette and FastAPI put the endpoint they chose in `scope["endpoint"]`) and the
+    `app` the middleware wraps. An endpoint that sends each call as it finishes, under an
+    id it makes, answers False: a default marker whose source depends on that order is
+    then left out and logged (numbered tools keep theirs).
 
     firstresult: the first non-None answer wins; the built-in answer is True.
     """

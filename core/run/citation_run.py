@@ -44,25 +44,15 @@ class CitationRun:
     `reads_tool_call_results`: whether the stream's TOOL_CALL_RESULT content is read into
     the run. An adapter that captures each tool's own return value passes False: the
     content on the wire is the same result, serialised or cut down (and may be prose).
-
-    `calls_in_model_order`: whether the emitter announces a model's parallel calls in the
-    order the model issued them. False for one that sends each as it finishes: a marker
-    whose source depends on that order is then left out (logged), never guessed.
     """
 
     def __init__(
-        self,
-        options: CitationOptions | None = None,
-        *,
-        reads_tool_call_results: bool = True,
-        calls_in_model_order: bool = True,
+        self, options: CitationOptions | None = None, *, reads_tool_call_results: bool = True
     ) -> None:
         self.options = options or CitationOptions()
         self._reads_results = reads_tool_call_results
-        self._in_model_order = calls_in_model_order
         self._messages = Messages()  # the run's assistant messages: their text, which are cited
-        # every entry the model was shown, in the order it saw them
-        ledger = Ledger(ordered=calls_in_model_order)
+        ledger = Ledger()  # every entry the model was shown, in the order it saw them
         self._hooks = Hooks(self.options)
         self._checks = Checks(self.options)
         self._intake = Intake(self._hooks, self._checks, ledger)
@@ -82,11 +72,10 @@ class CitationRun:
 
     def renewed(self) -> CitationRun:
         """A new run with this one's options and settings (a new run in the same stream)."""
-        return CitationRun(
-            self.options,
-            reads_tool_call_results=self._reads_results,
-            calls_in_model_order=self._in_model_order,
-        )
+        run = CitationRun(self.options, reads_tool_call_results=self._reads_results)
+        if not self._ledger.ordered:
+            run.calls_arrive_as_finished()
+        return run
 
     # -- what the run read -------------------------------------------------------------
 
@@ -123,6 +112,13 @@ class CitationRun:
         """
         self._ended = True
         self._after = after
+
+    def calls_arrive_as_finished(self) -> None:
+        """The emitter sends a model's parallel calls as they finish, under ids it makes,
+        so the order the model read one turn's results in is not known: a marker whose
+        source depends on it is left out (logged), never guessed. Call it before the
+        run's first result."""
+        self._ledger.order_unknown()
 
     def call_made(self, tool_call_id: str, tool_name: str) -> None:
         """The model issued a call: calls announced in the order it issued them number

@@ -27,7 +27,7 @@ def as_marker(marker: object) -> str | None:
 
 
 def calls_in_model_order(scope: Mapping[str, Any], app: object) -> bool:
-    """Whether the ASGI `app` answering `scope` announces a model's parallel calls in the
+    """Whether the ASGI app answering `scope` announces a model's parallel calls in the
     order the model issued them, as the plugins say; False if one fails (logged): then no
     marker that depends on that order is guessed."""
     try:

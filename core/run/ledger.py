@@ -14,7 +14,7 @@ Numbers shown to the model (`show`) are assigned as results are produced, after 
 highest the thread showed, and once the thread has shown any, they are its marker table.
 
 Some emitters send parallel calls in the order they finish, under ids they make: the
-order the model read one turn's results in is not known (`ordered=False`). Then only the
+order the model read one turn's results in is not known (`order_unknown`). Then only the
 entries whose place is the same in every order a turn's results could have been read in
 have a known number (`settled`).
 """
@@ -74,8 +74,8 @@ class Ledger:
         "_turns",
     )
 
-    def __init__(self, *, ordered: bool = True) -> None:
-        self._ordered = ordered  # whether the calls are announced in the model's order
+    def __init__(self) -> None:
+        self._ordered = True  # whether the calls are announced in the model's order
         self._calls: dict[str, int] = {}  # tool call id -> its place in the model's order
         self._earlier: list[Entry] = []  # the thread's entries, in the order the model read them
         #: the thread's results, each as its entries, by turn (read only when not `ordered`)
@@ -86,6 +86,17 @@ class Ledger:
         self._order: list[Seen] | None = None  # the entries in the model's order, cached
         self._shown: dict[Entry, str] = {}  # entry -> the marker the model was shown
         self._lock = threading.Lock()  # numbered tools may run in worker threads
+
+    def order_unknown(self) -> None:
+        """The calls are not announced in the order the model issued them."""
+        with self._lock:
+            self._ordered = False
+            self._order = None
+
+    @property
+    def ordered(self) -> bool:
+        """Whether the calls are announced in the order the model issued them."""
+        return self._ordered
 
     def call_made(self, call_id: str) -> None:
         """The model issued this call (calls are announced in the order it issued them)."""

@@ -299,7 +299,8 @@ def orders(turns: list[list[list[Any]]]) -> set[tuple[Any, ...]]:
 def test_the_settled_entries_are_those_first_in_every_order_the_turns_results_allow(turns):
     """`settled` counts the longest run of entries every reading order begins with; the
     last turn is this run's, the others the thread's."""
-    ledger = Ledger(ordered=False)
+    ledger = Ledger()
+    ledger.order_unknown()
     for turn, results in enumerate(turns[:-1], start=1):
         for result in results:
             ledger.add_earlier([(entry, None) for entry in result], turn)
@@ -335,7 +336,9 @@ def test_order_unknown_a_marker_is_cited_only_if_every_call_order_gives_it_that_
 
     def marked(issued: list[Any], *, in_order: bool) -> dict[str, Any]:
         events = run(parallel_calls(*issued, finish=arrival), message("m1", text))
-        stream = CitationRun(calls_in_model_order=in_order)
+        stream = CitationRun()
+        if not in_order:
+            stream.calls_arrive_as_finished()
         [value] = citation_events(asyncio.run(collect(moca_agui.cite(source(events), run=stream))))
         return {c["marker"]: c["record"] for c in value["citations"] if "marker" in c}
 
@@ -347,14 +350,18 @@ def test_order_unknown_a_marker_is_cited_only_if_every_call_order_gives_it_that_
         assert unknown == marked(calls, in_order=True)
 
 
+def unordered() -> CitationRun:
+    run = CitationRun()
+    run.calls_arrive_as_finished()
+    return run
+
+
 async def test_order_unknown_markers_left_out_are_logged_and_refs_still_cited(caplog):
     events = run(
         parallel_calls(("ca", "moca_get_node", A), ("cb", "moca_get_node", B), finish=["cb", "ca"]),
         message("m1", f"A [1]; B [2], see {ref(B)}."),
     )
-    stream = await collect(
-        moca_agui.cite(source(events), run=CitationRun(calls_in_model_order=False))
-    )
+    stream = await collect(moca_agui.cite(source(events), run=unordered()))
     assert check_events(stream) == []
     [value] = citation_events(stream)
     assert value["citations"] == [{"record": B}]
