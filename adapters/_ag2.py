@@ -10,7 +10,8 @@ middleware made for the request (`CitationRun.current()`).
 announces the response's tool calls to the run in the order the model gave them
 (`CitationRun.call_made`). The TOOL_CALL_START events that AG2's tool tasks send later,
 in whatever order they run, then change nothing: a call is numbered where it was first
-announced.
+announced. The earlier turns' calls reach the run as the client recorded them from the
+wire, so their order is taken as unknown (`CitationRun.calls_out_of_order`).
 """
 
 from __future__ import annotations
@@ -48,6 +49,8 @@ class CitingAGUIStream(AGUIStream):
         a class of this module: AG2's own is declared to send calls as they finish, this
         one's runs know the model's order."""
         endpoint = super().build_asgi()
+        # AG2's own endpoint class is declared unordered (ag2_plugin); this one, of this
+        # module, is not: its runs learn the model's order from `ModelOrder`.
         ordered = type(endpoint.__name__, (endpoint,), {"__module__": __name__})
         middleware = CitationMiddleware(ordered)
         middleware.options = options_of(self)
@@ -60,9 +63,12 @@ class CitingAGUIStream(AGUIStream):
         middleware: Iterable[MiddlewareFactory] = (),
         **kwargs: Any,
     ) -> AsyncIterator[str]:
-        """The parent's run, with `ModelOrder` for the request's citation run, if any."""
+        """The parent's run, with `ModelOrder` for the request's citation run, if any. The
+        thread the client sends back holds earlier turns' calls in the wire's order, which
+        may not be the model's: those turns' order is unknown to the run."""
         run = CitationRun.current()
         if run is not None:
+            run.calls_out_of_order(this_run=False)
             middleware = [*middleware, Middleware(ModelOrder, run=run)]
         return super().dispatch(incoming, middleware=middleware, **kwargs)
 

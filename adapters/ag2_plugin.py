@@ -15,5 +15,5 @@ ADAPTER = Adapter(
     "`stream.build_asgi()` as before",
     extra="ag2", instances=("ag2.ag_ui:AGUIStream",), classes=False,
     refuses={"ag2:Agent": "an AG2 Agent"},
-    sends_calls_as_finished=("ag2.ag_ui.asgi",),
+    unordered_endpoints=("ag2.ag_ui.asgi",),
 )  # fmt: skip

@@ -23,5 +23,5 @@ ADAPTER = Adapter(
     "add_crewai_flow_fastapi_endpoint(app, flow, path) (or the crew endpoint) serves",
     extra="crewai",
     refuses={"crewai.flow.flow:Flow": "a CrewAI Flow", "crewai.crew:Crew": "a CrewAI Crew"},
-    sends_calls_as_finished=("ag_ui_crewai.endpoint",),
+    unordered_endpoints=("ag_ui_crewai.endpoint",),
 )

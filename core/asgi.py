@@ -61,14 +61,29 @@ class CitationMiddleware:
         run = CitationRun(self.options)
         request = _Request(receive)
         path = str(scope.get("path"))
-        response = _Response(send, run, request, f"POST {path}", self._threads.begun(path))
-        response.in_model_order = lambda: calls_in_model_order(scope, self.app)
+        response = _Response(
+            send, run, request, f"POST {path}", self._threads.begun(path), self._ordered(scope)
+        )
         try:
             with run.active():  # the app's numbered Reader tools number into this run
                 await self.app(scope, request.receive, response.send)
         finally:
             await response.close()
             self._threads.end(run, response.thread)
+
+    def _ordered(self, scope: Scope) -> Callable[[], bool]:
+        """Whether the endpoint answering `scope` announces parallel calls in the model's
+        order, asked once its response starts: Starlette's and FastAPI's routers have put
+        the endpoint they chose in `scope["endpoint"]` by then (else, or when it is this
+        middleware, mounted on a route, the endpoint is the app it wraps)."""
+
+        def ordered() -> bool:
+            endpoint = scope.get("endpoint")
+            if endpoint is None or endpoint is self:
+                endpoint = self.app
+            return calls_in_model_order(scope, endpoint)
+
+        return ordered
 
 
 class _Threads:
@@ -176,16 +191,7 @@ class _Request:
 class _Response:
     """One response on its way out: cited if it turns out to be an SSE stream."""
 
-    __slots__ = (
-        "_begin",
-        "_request",
-        "_run",
-        "_send",
-        "_sse",
-        "_where",
-        "in_model_order",
-        "thread",
-    )
+    __slots__ = ("_begin", "_ordered", "_request", "_run", "_send", "_sse", "_where", "thread")
 
     def __init__(
         self,
@@ -194,6 +200,7 @@ class _Response:
         request: _Request,
         where: str,
         begin: Callable[[CitationRun, str], tuple[str, str]],
+        ordered: Callable[[], bool],
     ) -> None:
         self._send = send
         self._run = run
@@ -203,9 +210,7 @@ class _Response:
         self._sse: SSECitations | None = None
         #: The run's path and thread id, once its stream began (None: not a thread's run).
         self.thread: tuple[str, str] | None = None
-        #: Whether the endpoint announces parallel calls in the model's order, asked when
-        #: its stream begins (a router has chosen the endpoint by then).
-        self.in_model_order: Callable[[], bool] = lambda: True
+        self._ordered = ordered  # whether the endpoint keeps the model's order of calls
 
     async def send(self, message: Message) -> None:
         sse = self._sse
@@ -220,8 +225,8 @@ class _Response:
                 await self._send(message)
             return
         if message["type"] == "http.response.start" and self._is_sse(message.get("headers", ())):
-            if not self.in_model_order():
-                self._run.calls_arrive_as_finished()
+            if not self._ordered():
+                self._run.calls_out_of_order()
             self._run.read_history(self._request.messages())
             thread_id = self._request.thread_id()
             if thread_id is not None and self.thread is None:

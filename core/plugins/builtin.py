@@ -25,7 +25,7 @@ def moca_numbered(target: object, name: str | None) -> object | None:
 
 
 @hookimpl(trylast=True)
-def moca_calls_in_model_order(scope: Mapping[str, Any], app: object) -> bool:
+def moca_calls_in_model_order(scope: Mapping[str, Any], endpoint: object) -> bool:
     return True
 
 

@@ -10,7 +10,6 @@ installed or not, and imports nothing of it.
 from __future__ import annotations
 
 import importlib
-import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -58,10 +57,10 @@ class Adapter:
     #: `"module:Class"`: the tools `numbered_tool` numbers.
     tools: tuple[str, ...] = ()
     #: The modules whose ASGI endpoints (functions or classes) send a model's parallel
-    #: calls as they finish, under ids they make: a request one of them answers is cited
-    #: with no marker that depends on the order the model issued its calls
+    #: calls in an order of their own, not the model's: a request one of them answers is
+    #: cited with no default marker that depends on the model's order
     #: (`moca_calls_in_model_order`).
-    sends_calls_as_finished: tuple[str, ...] = ()
+    unordered_endpoints: tuple[str, ...] = ()
 
     def claim(self, target: object) -> Callable[[Any, CitationOptions], object] | None:
         """What makes `target` cite, or None if it is not this adapter's.
@@ -97,12 +96,9 @@ class Adapter:
         return number(target) if name is None else number(target, name)
 
     @hookimpl
-    def moca_calls_in_model_order(self, scope: Mapping[str, Any], app: object) -> bool | None:
-        if not any(module in sys.modules for module in self.sends_calls_as_finished):
-            return None
-        endpoint = scope.get("endpoint", app)  # what a Starlette or FastAPI router chose
-        module = getattr(endpoint, "__module__", None)
-        return False if module in self.sends_calls_as_finished else None
+    def moca_calls_in_model_order(self, scope: Mapping[str, Any], endpoint: object) -> bool | None:
+        unordered = getattr(endpoint, "__module__", None) in self.unordered_endpoints
+        return False if unordered else None
 
     @hookimpl
     def moca_install_hint(self) -> str:

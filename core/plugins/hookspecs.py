@@ -71,16 +71,17 @@ def moca_numbered(target: object, name: str | None) -> object | None:
 
 
 @hookspec(firstresult=True)
-def moca_calls_in_model_order(scope: Mapping[str, Any], app: object) -> bool | None:
-    """Say whether the ASGI app answering a request announces a model's parallel tool
-    calls in the order the model issued them.
+def moca_calls_in_model_order(scope: Mapping[str, Any], endpoint: object) -> bool | None:
+    """Say whether `endpoint` announces a model's parallel tool calls in the order the
+    model issued them.
 
     Called by `CitationMiddleware` when a response to a POST turns out to be an SSE stream
-    (before its first event), with the request's ASGI `scope` as the app's router left it
-    (Starlette and FastAPI put the endpoint they chose in `scope["endpoint"]`) and the
-    `app` the middleware wraps. An endpoint that sends each call as it finishes, under an
-    id it makes, answers False: a default marker whose source depends on that order is
-    then left out and logged (numbered tools keep theirs).
+    (before its first event), with the request's ASGI `scope` and the `endpoint` that
+    answers it: the one a Starlette or FastAPI router chose (`scope["endpoint"]`), else the
+    app the middleware wraps. An endpoint that sends them in an order of its own (as each
+    finishes or starts) answers False: the run then leaves out, logged, each default
+    marker whose source depends on the model's order, in this run and in the earlier
+    turns the client recorded from that wire (numbered tools keep theirs).
 
     firstresult: the first non-None answer wins; the built-in answer is True.
     """

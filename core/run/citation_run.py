@@ -73,8 +73,9 @@ class CitationRun:
     def renewed(self) -> CitationRun:
         """A new run with this one's options and settings (a new run in the same stream)."""
         run = CitationRun(self.options, reads_tool_call_results=self._reads_results)
-        if not self._ledger.ordered:
-            run.calls_arrive_as_finished()
+        this_run, thread = self._ledger.order_known
+        if not thread:
+            run.calls_out_of_order(this_run=not this_run)
         return run
 
     # -- what the run read -------------------------------------------------------------
@@ -113,12 +114,14 @@ class CitationRun:
         self._ended = True
         self._after = after
 
-    def calls_arrive_as_finished(self) -> None:
-        """The emitter sends a model's parallel calls as they finish, under ids it makes,
-        so the order the model read one turn's results in is not known: a marker whose
-        source depends on it is left out (logged), never guessed. Call it before the
-        run's first result."""
-        self._ledger.order_unknown()
+    def calls_out_of_order(self, *, this_run: bool = True) -> None:
+        """The emitter sends a model's parallel calls in an order of its own (as each
+        finishes or starts), so the thread the client sends back holds the earlier turns'
+        calls in that order, and, with `this_run`, this run's are announced in it too: a
+        default marker whose source depends on the model's order is left out (logged),
+        never guessed. `this_run=False`: the adapter announces this run's calls in the
+        model's order (`call_made`)."""
+        self._ledger.order_unknown(this_run=this_run)
 
     def call_made(self, tool_call_id: str, tool_name: str) -> None:
         """The model issued a call: calls announced in the order it issued them number

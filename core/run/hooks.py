@@ -26,12 +26,13 @@ def as_marker(marker: object) -> str | None:
     return None
 
 
-def calls_in_model_order(scope: Mapping[str, Any], app: object) -> bool:
-    """Whether the ASGI app answering `scope` announces a model's parallel calls in the
+def calls_in_model_order(scope: Mapping[str, Any], endpoint: object) -> bool:
+    """Whether `endpoint`, answering `scope`, announces a model's parallel calls in the
     order the model issued them, as the plugins say; False if one fails (logged): then no
     marker that depends on that order is guessed."""
+    hook = get_plugin_manager().hook
     try:
-        return bool(get_plugin_manager().hook.moca_calls_in_model_order(scope=scope, app=app))
+        return bool(hook.moca_calls_in_model_order(scope=scope, endpoint=endpoint))
     except Exception:
         logger.exception("moca_agui: a plugin failed in moca_calls_in_model_order")
         return False

@@ -13,10 +13,11 @@ client sent them); this run's results of the same entry add theirs.
 Numbers shown to the model (`show`) are assigned as results are produced, after the
 highest the thread showed, and once the thread has shown any, they are its marker table.
 
-Some emitters send parallel calls in the order they finish, under ids they make: the
-order the model read one turn's results in is not known (`order_unknown`). Then only the
-entries whose place is the same in every order a turn's results could have been read in
-have a known number (`settled`).
+Some emitters send a model's parallel calls in an order of their own (as each finishes
+or starts): the order the model read one turn's results in is then not known
+(`order_unknown`), in this run or in the earlier turns the client recorded from such a
+wire. Then only the entries whose place is the same in every order a turn's results could
+have been read in have a known number (`settled`).
 """
 
 from __future__ import annotations
@@ -71,14 +72,16 @@ class Ledger:
         "_results",
         "_settled",
         "_shown",
+        "_thread_ordered",
         "_turns",
     )
 
     def __init__(self) -> None:
-        self._ordered = True  # whether the calls are announced in the model's order
+        self._ordered = True  # whether this run's calls are announced in the model's order
+        self._thread_ordered = True  # and whether the thread holds earlier turns' so
         self._calls: dict[str, int] = {}  # tool call id -> its place in the model's order
         self._earlier: list[Entry] = []  # the thread's entries, in the order the model read them
-        #: the thread's results, each as its entries, by turn (read only when not `ordered`)
+        #: the thread's results, each as its entries, by turn (read only when an order is not known)
         self._turns: dict[int, list[list[Entry]]] = {}
         self._settled: int | None = None  # `settled()`, cached with `_order`
         self._results: list[_Result] = []  # in arrival order
@@ -87,16 +90,18 @@ class Ledger:
         self._shown: dict[Entry, str] = {}  # entry -> the marker the model was shown
         self._lock = threading.Lock()  # numbered tools may run in worker threads
 
-    def order_unknown(self) -> None:
-        """The calls are not announced in the order the model issued them."""
+    def order_unknown(self, *, this_run: bool) -> None:
+        """The thread holds its earlier turns' calls in an order of the emitter's, not
+        the model's; with `this_run`, this run's calls are announced in one too."""
         with self._lock:
-            self._ordered = False
+            self._thread_ordered = False
+            self._ordered = self._ordered and not this_run
             self._order = None
 
     @property
-    def ordered(self) -> bool:
-        """Whether the calls are announced in the order the model issued them."""
-        return self._ordered
+    def order_known(self) -> tuple[bool, bool]:
+        """Whether the model's order is known: of this run's calls, of the thread's."""
+        return self._ordered, self._thread_ordered
 
     def call_made(self, call_id: str) -> None:
         """The model issued this call (calls are announced in the order it issued them)."""
@@ -136,15 +141,7 @@ class Ledger:
         """Every entry once, in the model's order, with the records of all its copies."""
         if self._order is not None:
             return self._order
-        unannounced = len(self._calls)
-        calls = self._calls
-        results = sorted(
-            self._results,
-            key=lambda r: (
-                unannounced if r.call_id is None else calls.get(r.call_id, unannounced),
-                r.arrival,
-            ),
-        )
+        results = self._in_model_order()
         seen: dict[Entry, Seen] = {}
         if self._earlier:
             now = datetime.now(UTC)
@@ -169,12 +166,29 @@ class Ledger:
         in: all of them when the calls are announced in the model's order. The default
         marker of an entry after those depends on an order no one knows."""
         order = self.entries()
-        if self._ordered:
+        if self._ordered and self._thread_ordered:
             return len(order)
         if self._settled is None:
-            this_run = [[entry for entry, _, _ in result.items] for result in self._results]
-            self._settled = _settled([*self._turns.values(), this_run])
+            earlier = list(self._turns.values())
+            if self._thread_ordered:  # each result a turn of its own: their order is known
+                earlier = [[result] for turn in earlier for result in turn]
+            this_run = [[entry for entry, _, _ in r.items] for r in self._in_model_order()]
+            now = [[result] for result in this_run] if self._ordered else [this_run]
+            self._settled = _settled([*earlier, *now])
         return self._settled
+
+    def _in_model_order(self) -> list[_Result]:
+        """This run's results, in the order the model issued their calls (results of no
+        announced call after, in the order they arrived)."""
+        unannounced = len(self._calls)
+        calls = self._calls
+        return sorted(
+            self._results,
+            key=lambda r: (
+                unannounced if r.call_id is None else calls.get(r.call_id, unannounced),
+                r.arrival,
+            ),
+        )
 
     def show(self, entries: list[Entry]) -> list[str]:
         """The marker the model is shown for each entry, assigned thread-wide in the order

@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 
 from ..records.entry import Entry
 from ..records.event import Citation
+from ..records.references import find_markers
 from .checks import Checks, Found
 from .hooks import Hooks, as_marker
 from .intake import Intake
@@ -64,28 +65,28 @@ class Resolver:
     ) -> tuple[dict[Entry, str | None], dict[Entry, Seen], _Nodes]:
         """The entries `text` names, in order of first mention, each with its marker (None:
         named by ref), and the run's entries by entry and by node. `report`: log each
-        marker left out because its source depends on an order no one knows."""
+        marker left out because its source depends on an order no one knows (a plugin
+        finding references is given only the markers whose source is known)."""
         seen = self._ledger.entries()
         by_entry = {s.entry: s for s in seen}
         nodes = _Nodes(seen, self._checks.record)
         table, unsure = self._marker_table(seen, by_entry)
         markers = {marker: entry.ref for marker, entry in table.items()}
         first: dict[Entry, str | None] = {}  # entry -> marker, in order of first mention
-        for mention in self._hooks.find_references(text, nodes.refs, {**unsure, **markers}):
+        if report:
+            for marker in dict.fromkeys(mention.marker for mention in find_markers(text, unsure)):
+                logger.warning(
+                    "moca_agui: left out the marker %s: the service sends parallel Reader "
+                    "calls in an order of its own, so which source the model numbered so is "
+                    "not known; numbered tools (moca_agui.numbered) show the model each "
+                    "source's marker",
+                    marker,
+                )
+        for mention in self._hooks.find_references(text, nodes.refs, markers):
             if mention.ref not in nodes.refs:
                 logger.debug("moca_agui: left out %.200r: not returned in this run", mention.ref)
                 continue
             marker = as_marker(mention.marker)
-            if marker in unsure:
-                if report:
-                    logger.warning(
-                        "moca_agui: left out the marker %.40s: the service sent parallel "
-                        "Reader calls in the order they finished, so which source the model "
-                        "numbered so is not known; numbered tools (moca_agui.numbered) show "
-                        "the model each source's marker",
-                        marker,
-                    )
-                continue
             entry = table.get(marker) if marker is not None else None
             if entry is None or entry.ref != mention.ref:
                 entry = nodes.named(mention.ref).entry

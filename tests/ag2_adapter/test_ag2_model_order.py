@@ -98,20 +98,56 @@ async def test_a_run_whose_wire_reversed_the_calls_still_cites_in_the_models_ord
 async def test_the_bare_middleware_leaves_the_markers_out_never_naming_the_wrong_node(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """AG2's own endpoint behind `CitationMiddleware`, as added to the app (`scope["app"]`)
-    or around it: the wire's order may be either, so [1] and [2] are left out, logged."""
+    """AG2's own endpoint behind `CitationMiddleware`, added to the app, around it, or
+    around the endpoint on a route: the wire's order may be either, so [1] and [2] are
+    left out, logged."""
     delays = {ref(A): 0.02, ref(B): 0.0}
     endpoint = AGUIStream(scripted_agent(delays)).build_asgi()
     added = Starlette(routes=[Route("/", endpoint)])
     added.add_middleware(CitationMiddleware)
     around = CitationMiddleware(Starlette(routes=[Route("/", endpoint)]))
-    for app in [added, around] * 5:
+    routed = Starlette(routes=[Route("/", CitationMiddleware(endpoint))])
+    for app in [added, around, routed] * 4:
         caplog.clear()
         events = await answer(app)
         assert check_events(events) == []
         assert cited_refs(events) == {}
         assert [r.getMessage().split(":", 2)[1].split()[-1] for r in caplog.records
                 if "left out the marker" in r.getMessage()] == ["[1]", "[2]"]  # fmt: skip
+
+
+async def test_a_follow_up_leaves_out_markers_the_wire_order_of_an_earlier_turn_decides(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The client recorded turn 1's parallel calls as the wire carried them (B first),
+    not as the model issued them: in turn 2 the instrumented stream knows its own order,
+    not that of turn 1, so [1] and [2] are left out, logged; the ref is cited."""
+    turn_1 = [
+        {"id": "q1", "role": "user", "content": "Dusk and queens?"},
+        {"id": "a1", "role": "assistant", "toolCalls": [
+            {"id": f"call-{n}", "type": "function",
+             "function": {"name": "moca_get_node", "arguments": json.dumps({"node_id": ref(r)})}}
+            for n, r in (("b", B), ("a", A))
+        ]},
+        {"id": "t1", "role": "tool", "toolCallId": "call-b", "content": json.dumps(B)},
+        {"id": "t2", "role": "tool", "toolCallId": "call-a", "content": json.dumps(A)},
+        {"id": "a2", "role": "assistant", "content": ANSWER},
+    ]  # fmt: skip
+    text = f"As I said, drones fly at dusk [1]; queens are marked [2], see {ref(B)}."
+    read_b = ToolCallEvent("moca_get_node", arguments=json.dumps({"node_id": ref(B)}), id="c")
+    config = TestConfig([read_b], ModelMessageChunk(text), text)
+    agent = Agent("order", config=config, tools=[reader_tool({ref(A): 0.0, ref(B): 0.0})])
+    app = moca_agui.instrument(AGUIStream(agent)).build_asgi()
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        body = run_input("Say again?", "run-2", history=turn_1)
+        response = await client.post("/", json=body)
+    events = parse_stream(response.text)
+    assert check_events(events) == []
+    (value,) = citation_events(events)
+    assert value["citations"] == [{"record": B}]
+    assert [r.getMessage().split(":", 2)[1].split()[-1] for r in caplog.records
+            if "left out the marker" in r.getMessage()] == ["[1]", "[2]"]  # fmt: skip
 
 
 async def test_the_instrumented_stream_is_a_copy_and_refuses_the_agent() -> None:

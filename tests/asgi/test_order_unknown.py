@@ -25,7 +25,7 @@ from thread_turns import (
     post,
 )
 
-from moca_agui.adapter import hookimpl
+from moca_agui.adapter import Mention, hookimpl
 from moca_agui.asgi import CitationMiddleware
 from support import Call, record, ref, run_input
 
@@ -45,14 +45,14 @@ class AsFinished:
     """A plugin of the service's own: its endpoint at AS_FINISHED sends calls as they finish."""
 
     @hookimpl
-    def moca_calls_in_model_order(self, scope: Mapping[str, Any], app: object) -> bool | None:
-        assert scope["endpoint"].__name__ == "endpoint"  # the router chose it
+    def moca_calls_in_model_order(self, scope: Mapping[str, Any], endpoint: object) -> bool | None:
+        assert getattr(endpoint, "__name__", None) == "endpoint"  # the one the router chose
         return False if scope["path"] == AS_FINISHED else None
 
 
 class Broken:
     @hookimpl
-    def moca_calls_in_model_order(self, scope: Mapping[str, Any], app: object) -> bool | None:
+    def moca_calls_in_model_order(self, scope: Mapping[str, Any], endpoint: object) -> bool | None:
         raise RuntimeError("broken plugin")
 
 
@@ -168,3 +168,29 @@ async def test_the_turns_of_a_thread_keep_their_order(
         thread = after_run(body["messages"], stream)
     assert cited(stream) == [{"marker": "[2]", "record": B}, {"marker": "[3]", "record": C}]
     assert log_of(caplog) == []
+
+
+async def test_a_plugin_finding_references_is_given_only_the_markers_whose_source_is_known(
+    register: Callable[[object], None],
+) -> None:
+    """A plugin reading its own footnotes (`^1`) through the marker table never reads a
+    marker whose source depends on the order."""
+    given: list[dict[str, str]] = []
+
+    class Footnotes:
+        @hookimpl
+        def moca_find_references(
+            self, text: str, refs: Any, markers: Mapping[str, str]
+        ) -> list[Mention]:
+            given.append(dict(markers))
+            at = text.find("^1")
+            ref_1 = markers.get("[1]")
+            return [Mention(at, at + 2, ref_1, "^1")] if at >= 0 and ref_1 else []
+
+    register(AsFinished())
+    register(Footnotes())
+    steps: Steps = {"q1": [READ_A_B_AT_ONCE[0], "Dusk ^1."]}
+    app = app_of(steps)
+    assert cited(await post(app, run_input("q1"), AS_FINISHED)) == []
+    assert given and all(markers == {} for markers in given)
+    assert cited(await post(app, run_input("q1"))) == [{"marker": "^1", "record": B}]

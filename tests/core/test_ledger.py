@@ -275,14 +275,16 @@ ENTRIES = [moca_agui.adapter.Entry(ref(r)) for r in (A, B, C)] + [
 ]
 
 
-def orders(turns: list[list[list[Any]]]) -> set[tuple[Any, ...]]:
-    """Every order the entries can have been read in: each turn's results in any order."""
+def orders(turns: list[list[list[Any]]], *, last_known: bool) -> set[tuple[Any, ...]]:
+    """Every order the entries can have been read in: each turn's results in any order
+    (the last turn's as given, if `last_known`)."""
     found: set[tuple[Any, ...]] = {()}
-    for turn in turns:
+    for n, turn in enumerate(turns, start=1):
+        readings = [turn] if last_known and n == len(turns) else list(itertools.permutations(turn))
         found = {
             (*before, *result)
             for before in found
-            for reading in itertools.permutations(turn)
+            for reading in readings
             for result in [tuple(entry for results in reading for entry in results)]
         }
     return {tuple(dict.fromkeys(order)) for order in found}
@@ -294,19 +296,23 @@ def orders(turns: list[list[list[Any]]]) -> set[tuple[Any, ...]]:
         st.lists(st.lists(st.sampled_from(ENTRIES), max_size=3), min_size=1, max_size=4),
         min_size=1,
         max_size=3,
-    )
+    ),
+    st.booleans(),
 )
-def test_the_settled_entries_are_those_first_in_every_order_the_turns_results_allow(turns):
+def test_the_settled_entries_are_those_first_in_every_order_the_turns_results_allow(
+    turns, this_run_known
+):
     """`settled` counts the longest run of entries every reading order begins with; the
-    last turn is this run's, the others the thread's."""
+    last turn is this run's (announced in the model's order, if `this_run_known`), the
+    others the thread's."""
     ledger = Ledger()
-    ledger.order_unknown()
+    ledger.order_unknown(this_run=not this_run_known)
     for turn, results in enumerate(turns[:-1], start=1):
         for result in results:
             ledger.add_earlier([(entry, None) for entry in result], turn)
     for result in turns[-1]:
         ledger.add(None, "moca_search", [(entry, None, False) for entry in result], NOW)
-    readings = orders(turns)
+    readings = orders(turns, last_known=this_run_known)
     common = 0
     while len({order[common] if len(order) > common else None for order in readings}) == 1 and (
         any(len(order) > common for order in readings)
@@ -338,7 +344,7 @@ def test_order_unknown_a_marker_is_cited_only_if_every_call_order_gives_it_that_
         events = run(parallel_calls(*issued, finish=arrival), message("m1", text))
         stream = CitationRun()
         if not in_order:
-            stream.calls_arrive_as_finished()
+            stream.calls_out_of_order()
         [value] = citation_events(asyncio.run(collect(moca_agui.cite(source(events), run=stream))))
         return {c["marker"]: c["record"] for c in value["citations"] if "marker" in c}
 
@@ -352,7 +358,7 @@ def test_order_unknown_a_marker_is_cited_only_if_every_call_order_gives_it_that_
 
 def unordered() -> CitationRun:
     run = CitationRun()
-    run.calls_arrive_as_finished()
+    run.calls_out_of_order()
     return run
 
 

@@ -1,8 +1,9 @@
 """The demo service on AG2: an `Agent` with the demo Reader's tools and the scripted model
 (through AG2's own test model, `ag2.testing`), served by AG2's `AGUIStream`.
 
-AG2 yields already-encoded SSE, so there is no agent object to wrap: citations are turned
-on by the one line the README shows: `CitationMiddleware` (`moca_agui.asgi`) around the app.
+Citations are turned on by the one line the README shows: `moca_agui.instrument` on the
+`AGUIStream`, whose `build_asgi()` is then AG2's endpoint behind `CitationMiddleware`,
+its runs numbering parallel calls in the order the model issued them.
 """
 
 from __future__ import annotations
@@ -24,11 +25,9 @@ from ag2.events import (
 )
 from ag2.events.types import ModelMessageChunk
 from ag2.testing import TestClient, TestConfig, Turn
-from starlette.applications import Starlette
-from starlette.routing import Route
 from starlette.types import ASGIApp
 
-from moca_agui import asgi
+import moca_agui
 
 from ..model import next_step
 from ..reader import READER_TOOLS, DemoReader
@@ -40,14 +39,15 @@ __all__ = ["ScriptedConfig", "build_app"]
 def build_app(reader: DemoReader, **cite_options: Any) -> ASGIApp:
     """An ASGI app whose POST `/` is the AG-UI endpoint, with citations on.
 
-    `cite_options` go to `CitationMiddleware`; `lookup` defaults to `reader.get`, so
+    `cite_options` go to `moca_agui.instrument`; `lookup` defaults to `reader.get`, so
     compact search results become whole records.
     """
     cite_options.setdefault("lookup", reader.get)
     tools = [tool(getattr(reader, name), name=name) for name in READER_TOOLS]
     agent = Agent("moca-demo", config=ScriptedConfig(), tools=tools)
-    app = Starlette(routes=[Route("/", AGUIStream(agent).build_asgi())])
-    return asgi.CitationMiddleware(app, **cite_options)
+    # AG2's endpoint behind `CitationMiddleware`, its runs in the model's order of calls
+    app: ASGIApp = moca_agui.instrument(AGUIStream(agent), **cite_options).build_asgi()
+    return app
 
 
 class ScriptedConfig(TestConfig):
