@@ -4,7 +4,8 @@
 known questions have scripted plans; any other question gets one `moca_search` and an
 answer that lists what came back. Answers cite in both styles the spec allows: markers
 (`[n]` is the n-th node the run received, in the order it first received each, which is
-moca_agui's default marker table) and versioned refs (`<package id>@<version>#<path>`).
+moca_agui's default marker table; or the marker a numbered tool showed beside the node)
+and versioned refs (`<package id>@<version>#<path>`).
 Some answers also name a ref the Reader never returned, as a real model may: moca_agui
 must leave it out.
 """
@@ -103,13 +104,15 @@ def next_step(question: str, results: list[ToolResult]) -> ToolCall | Answer:
     return Answer(_generic_answer(received_nodes(results)))
 
 
-def received_nodes(results: list[ToolResult]) -> dict[str, dict[str, Any]]:
-    """ref -> record (or compact result) of every node in `results`, in first-received order."""
-    nodes: dict[str, dict[str, Any]] = {}
+def received_nodes(results: list[ToolResult]) -> dict[str, tuple[dict[str, Any], str]]:
+    """ref -> (record or compact result, its marker) of every node in `results`, in
+    first-received order: the marker a numbered tool showed beside it, else `[n]`."""
+    nodes: dict[str, tuple[dict[str, Any], str]] = {}
     for result in results:
-        for item in _items(_json(result.value)):
+        for item, shown in _items(_json(result.value)):
             ref = item["node"]["ref"] if "node" in item else item["ref"]
-            nodes.setdefault(ref, item)
+            if ref not in nodes:
+                nodes[ref] = (item, shown or f"[{len(nodes) + 1}]")
     return nodes
 
 
@@ -122,45 +125,48 @@ def _json(value: Any) -> Any:
     return value
 
 
-def _items(value: Any) -> list[dict[str, Any]]:
-    """The records and compact results in one Reader result of the reference shapes."""
+def _items(value: Any) -> list[tuple[dict[str, Any], str | None]]:
+    """The records and compact results in one Reader result of the reference shapes (or
+    a numbered tool's view of one), each with the marker shown beside it, if any."""
     if not isinstance(value, Mapping) or "error" in value:
         return []
     if "node" in value and "package" in value:  # moca_get_node
-        return [dict(value)]
+        return [(dict(value), None)]
     listed = value.get("results", value.get("result"))  # moca_search, moca_structure
     if not isinstance(listed, list):
         return []
-    return [
-        dict(item)
-        for item in listed
-        if isinstance(item, Mapping)
-        and (isinstance(item.get("ref"), str) or isinstance(item.get("node"), Mapping))
-    ]
+    found: list[tuple[dict[str, Any], str | None]] = []
+    for entry in listed:
+        shown = entry.get("marker") if isinstance(entry, Mapping) else None
+        if isinstance(shown, str):  # a numbered tool's view: {"marker": ..., "result": ...}
+            found.extend((item, shown) for item, _ in _items({"results": [entry.get("result")]}))
+        elif isinstance(entry, Mapping) and (
+            isinstance(entry.get("ref"), str) or isinstance(entry.get("node"), Mapping)
+        ):
+            found.append((dict(entry), None))
+    return found
 
 
-def _fill(template: str, nodes: dict[str, dict[str, Any]]) -> str:
-    refs = list(nodes)
-
+def _fill(template: str, nodes: dict[str, tuple[dict[str, Any], str]]) -> str:
     def replace(match: re.Match[str]) -> str:
         kind, value = match.groups()
         if kind == "x":
             return value
-        ref = next((r for r in refs if r.endswith("#" + value)), None)
+        ref = next((r for r in nodes if r.endswith("#" + value)), None)
         if ref is None:
             return ""
-        return f"[{refs.index(ref) + 1}]" if kind == "m" else ref
+        return nodes[ref][1] if kind == "m" else ref
 
     return _PLACEHOLDER.sub(replace, template)
 
 
-def _generic_answer(nodes: dict[str, dict[str, Any]]) -> str:
+def _generic_answer(nodes: dict[str, tuple[dict[str, Any], str]]) -> str:
     if not nodes:
         return "The loaded packages say nothing about that, so I cannot answer from them."
     lines = ["Here is what the loaded packages say:"]
-    for number, (ref, item) in enumerate(nodes.items(), start=1):
+    for ref, (item, marker) in nodes.items():
         title = item["node"].get("title", ref) if "node" in item else item.get("title") or ref
-        lines.append(f"- {title} [{number}]")
+        lines.append(f"- {title} {marker}")
     first = next(iter(nodes))
     package = first.rsplit("#", 1)[0]
     lines.append(f"Start with {first}. For more, see {package}#further-reading.md.")

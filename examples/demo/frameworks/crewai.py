@@ -36,6 +36,7 @@ from crewai_core.printer import (  # noqa: E402
 )
 from fastapi import FastAPI  # noqa: E402
 
+import moca_agui  # noqa: E402
 from moca_agui.asgi import ASGIApp, CitationMiddleware, Receive, Scope, Send  # noqa: E402
 
 from ..model import next_step  # noqa: E402
@@ -61,14 +62,21 @@ def build_app(reader: DemoReader, **cite_options: Any) -> ASGIApp:
 
 
 def reader_tools(reader: DemoReader) -> list[BaseTool]:
-    """The Reader's tools as CrewAI tools, each returning its result as JSON text."""
-    return [tool(name)(_as_json(getattr(reader, name))) for name in READER_TOOLS]
+    """The Reader's tools as CrewAI tools, numbered: each returns the sources beside the
+    markers the run gave them, as JSON text (ag-ui-crewai sends parallel calls as they
+    finish, so only numbers the model read keep every marker)."""
+    numbered = moca_agui.numbered([getattr(reader, name) for name in READER_TOOLS])
+    return [
+        tool(name)(_as_json(function))
+        for name, function in zip(READER_TOOLS, numbered, strict=True)
+    ]
 
 
 def _as_json(function: Callable[..., Any]) -> Callable[..., str]:
     @functools.wraps(function)
     def call(*args: Any, **kwargs: Any) -> str:
-        return json.dumps(function(*args, **kwargs))
+        result = function(*args, **kwargs)
+        return result if isinstance(result, str) else json.dumps(result)
 
     # CrewAI builds the tool's schema from its signature: give it the types, not their names
     call.__signature__ = inspect.signature(function, eval_str=True)  # type: ignore[attr-defined]
