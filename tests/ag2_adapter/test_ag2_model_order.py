@@ -3,20 +3,24 @@
 AG2 sends each TOOL_CALL_START from inside its own tool task, so the wire may carry two
 parallel calls in either order. The instrumented `AGUIStream` reads the model's order
 from its response; the plain middleware cannot: around AG2's own endpoint it leaves out
-the markers that depend on that order (logged), never guessing. These tests show both.
+the markers that depend on that order (logged), never guessing. These tests show both,
+on AG2's own scheduling and on a wire that carries the second call first in every run.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import httpx
 import pytest
 from ag2 import Agent, tool
 from ag2.ag_ui import AGUIStream
-from ag2.events import ModelMessageChunk, ToolCallEvent
+from ag2.events import BaseEvent, ModelMessageChunk, ModelResponse, ToolCallEvent
+from ag2.middleware import AgentTurn, BaseMiddleware, Middleware
 from ag2.testing import TestConfig
 from starlette.applications import Starlette
 from starlette.routing import Route
@@ -44,13 +48,38 @@ def reader_tool(delays: dict[str, float]) -> Any:
     return tool(moca_get_node, name="moca_get_node")
 
 
-def scripted_agent(delays: dict[str, float]) -> Agent:
+class SecondCallFirst(BaseMiddleware):
+    """Puts call-b on the wire before call-a, in every run.
+
+    An interrupter holds call-a until a subscriber registered after AG2's AG-UI mapper
+    has seen call-b, so call-b's TOOL_CALL_START has been sent by then. Left to its own
+    scheduling, AG2 carries them reversed in about one run of three."""
+
+    async def on_turn(self, call_next: AgentTurn, event: BaseEvent, context: Any) -> ModelResponse:
+        second_sent = asyncio.Event()
+
+        async def hold_the_first(call: ToolCallEvent) -> ToolCallEvent:
+            if call.id == "call-a":
+                await asyncio.wait_for(second_sent.wait(), timeout=5)
+            return call
+
+        async def note_the_second(call: ToolCallEvent) -> None:
+            if call.id == "call-b":
+                second_sent.set()
+
+        calls = context.stream.where(ToolCallEvent)
+        with calls.sub_scope(hold_the_first, interrupt=True), calls.sub_scope(note_the_second):
+            return await call_next(event, context)
+
+
+def scripted_agent(delays: dict[str, float], *, second_call_first: bool = False) -> Agent:
     calls = [
         ToolCallEvent("moca_get_node", arguments=json.dumps({"node_id": ref(A)}), id="call-a"),
         ToolCallEvent("moca_get_node", arguments=json.dumps({"node_id": ref(B)}), id="call-b"),
     ]
     config = TestConfig(calls, ModelMessageChunk(ANSWER), ANSWER)
-    return Agent("order", config=config, tools=[reader_tool(delays)])
+    middleware: Sequence[Middleware] = [Middleware(SecondCallFirst)] if second_call_first else []
+    return Agent("order", config=config, tools=[reader_tool(delays)], middleware=middleware)
 
 
 async def answer(app: Any) -> list[dict[str, Any]]:
@@ -71,28 +100,26 @@ def cited_refs(stream: list[dict[str, Any]]) -> dict[str, str]:
 
 
 async def test_twenty_runs_finishing_in_reverse_give_the_models_order_every_time() -> None:
+    """The wire carries call-b first in every run, and call-a's tool ends last."""
     delays = {ref(A): 0.02, ref(B): 0.0}
-    stream = moca_agui.instrument(AGUIStream(scripted_agent(delays)))
+    stream = moca_agui.instrument(AGUIStream(scripted_agent(delays, second_call_first=True)))
     app = Starlette(routes=[Route("/", stream.build_asgi())])
     for _ in range(20):
         events = await answer(app)
         assert_valid_stream(events)
         assert check_events(events) == []
+        assert start_order(events) == ["call-b", "call-a"]
         assert cited_refs(events) == {"[1]": ref(A), "[2]": ref(B)}
-        assert sorted(start_order(events)) == ["call-a", "call-b"]
 
 
-async def test_a_run_whose_wire_reversed_the_calls_still_cites_in_the_models_order() -> None:
-    """The case the twenty runs may miss: AG2's tool tasks announce their calls as each
-    starts, so the wire carries the second call first in about one run of four."""
+async def test_twenty_runs_in_ag2s_own_order_give_the_models_order_every_time() -> None:
     delays = {ref(A): 0.02, ref(B): 0.0}
     app = moca_agui.instrument(AGUIStream(scripted_agent(delays))).build_asgi()
-    for _ in range(200):
+    for _ in range(20):
         events = await answer(app)
-        if start_order(events) == ["call-b", "call-a"]:
-            assert cited_refs(events) == {"[1]": ref(A), "[2]": ref(B)}
-            return
-    pytest.fail("the wire never carried the calls out of the model's order in 200 runs")
+        assert check_events(events) == []
+        assert sorted(start_order(events)) == ["call-a", "call-b"]
+        assert cited_refs(events) == {"[1]": ref(A), "[2]": ref(B)}
 
 
 async def test_the_bare_middleware_leaves_the_markers_out_never_naming_the_wrong_node(
@@ -100,16 +127,25 @@ async def test_the_bare_middleware_leaves_the_markers_out_never_naming_the_wrong
 ) -> None:
     """AG2's own endpoint behind `CitationMiddleware`, added to the app, around it, or
     around the endpoint on a route: the wire's order may be either, so [1] and [2] are
-    left out, logged."""
+    left out, logged, on AG2's own scheduling and on a wire that carries call-b first."""
     delays = {ref(A): 0.02, ref(B): 0.0}
-    endpoint = AGUIStream(scripted_agent(delays)).build_asgi()
+    for second_call_first in (False, True):
+        endpoint = AGUIStream(scripted_agent(delays, second_call_first=second_call_first))
+        await leaves_out_the_markers(endpoint.build_asgi(), second_call_first, caplog)
+
+
+async def leaves_out_the_markers(
+    endpoint: Any, second_call_first: bool, caplog: pytest.LogCaptureFixture
+) -> None:
     added = Starlette(routes=[Route("/", endpoint)])
     added.add_middleware(CitationMiddleware)
     around = CitationMiddleware(Starlette(routes=[Route("/", endpoint)]))
     routed = Starlette(routes=[Route("/", CitationMiddleware(endpoint))])
-    for app in [added, around, routed] * 4:
+    for app in [added, around, routed] * 2:
         caplog.clear()
         events = await answer(app)
+        if second_call_first:
+            assert start_order(events) == ["call-b", "call-a"]
         assert check_events(events) == []
         assert cited_refs(events) == {}
         assert [r.getMessage().split(":", 2)[1].split()[-1] for r in caplog.records
