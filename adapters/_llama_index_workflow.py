@@ -186,18 +186,37 @@ def _start_run(workflow: CitingWorkflow, ctx: Context, ev: InputEvent) -> _RunSt
 
 
 def _thread(messages: Iterable[Any]) -> list[Any]:
-    """The thread the client sent, each tool result in it as the value the tool returned.
+    """The thread the client sent, as the model read it: each tool result as the value
+    the tool returned, each assistant message's calls in the order of their results.
 
     LlamaIndex writes a tool's output into its MESSAGES_SNAPSHOT as `str()` of it: a dict's
     Python repr (single quotes, True, None), not JSON, which the client sends back as the
     tool message's content, and the core reads only JSON. Such a content is read back with
-    `ast.literal_eval` (literals only, never code). The client's messages are not changed:
-    a tool message read is replaced by a wire dict in the list handed to `read_history`.
+    `ast.literal_eval` (literals only, never code).
+
+    The snapshot lists a model response's results in the order they finished, the order
+    its model read them in then and reads them in now; the calls, in the order the model
+    issued them. The core would take a thread whose results and calls disagree as read in
+    an order not known, so the calls are listed here in the order of their results.
+
+    The client's messages are not changed: a message read differently is replaced by a
+    wire dict in the list handed to `read_history`.
     """
+    messages = list(messages)
+    answered = {
+        getattr(m, "tool_call_id", None): n
+        for n, m in enumerate(messages)
+        if getattr(m, "role", None) == "tool"
+    }
     thread: list[Any] = []
     for message in messages:
-        content = getattr(message, "content", None)
-        value = _literal(content) if getattr(message, "role", None) == "tool" else content
+        role, content = getattr(message, "role", None), getattr(message, "content", None)
+        calls = getattr(message, "tool_calls", None) if role == "assistant" else None
+        if calls:
+            in_read_order = sorted(calls, key=lambda c: answered.get(c.id, len(messages)))
+            thread.append({"role": "assistant", "toolCalls": in_read_order})
+            continue
+        value = _literal(content) if role == "tool" else content
         if value is content:
             thread.append(message)
         else:

@@ -18,13 +18,15 @@ __all__ = ["EarlierResult", "earlier_results", "kept_then_sent"]
 
 
 class EarlierResult(NamedTuple):
-    """One tool result of the thread: the tool, its call's id, its content, and the turn
-    its call was made in (how many user messages came before it)."""
+    """One tool result of the thread: the tool, its call's id, its content, the turn its
+    call was made in (how many user messages came before it), and whether the thread
+    lists that turn's results in the order of their calls."""
 
     tool_name: str
     call_id: str
     content: object
     turn: int
+    turn_in_call_order: bool
 
 
 def earlier_results(messages: Iterable[object]) -> list[EarlierResult]:
@@ -33,9 +35,15 @@ def earlier_results(messages: Iterable[object]) -> list[EarlierResult]:
     `messages` are `ag_ui.core` messages or wire dicts (camelCase). A call's result is
     the content of the `tool` message naming its id; a result of no call the thread
     shows (no tool name) and a call without a result are passed over.
+
+    A turn whose tool messages come in another order than its calls (an emitter that
+    sends results as they finish) was not necessarily read in either order: the model
+    may have been given them in the order of the calls when it answered, and reads them
+    in the thread's order now. `turn_in_call_order` is False for its results.
     """
     calls: list[tuple[str, str, int]] = []  # (call id, tool name, turn), in the order issued
     contents: dict[str, object] = {}
+    answered: list[str] = []  # call ids, in the order the thread gives their results
     turn = 0
     for message in messages:
         role = _field(message, "role", "role")
@@ -49,9 +57,10 @@ def earlier_results(messages: Iterable[object]) -> list[EarlierResult]:
                     calls.append((call_id, name, turn))
         elif role == "tool":
             call_id = _field(message, "tool_call_id", "toolCallId")
-            if isinstance(call_id, str):
-                contents.setdefault(call_id, _field(message, "content", "content"))
-    return list(_results(calls, contents))
+            if isinstance(call_id, str) and call_id not in contents:
+                contents[call_id] = _field(message, "content", "content")
+                answered.append(call_id)
+    return list(_results(calls, contents, _turns_out_of_call_order(calls, answered)))
 
 
 def kept_then_sent(kept: Iterable[object], sent: Iterable[object]) -> list[object]:
@@ -90,13 +99,33 @@ def kept_then_sent(kept: Iterable[object], sent: Iterable[object]) -> list[objec
 
 
 def _results(
-    calls: list[tuple[str, str, int]], contents: dict[str, object]
+    calls: list[tuple[str, str, int]], contents: dict[str, object], out_of_order: set[int]
 ) -> Iterator[EarlierResult]:
     seen: set[str] = set()
     for call_id, name, turn in calls:
         if call_id in contents and call_id not in seen:
             seen.add(call_id)
-            yield EarlierResult(name, call_id, contents[call_id], turn)
+            yield EarlierResult(name, call_id, contents[call_id], turn, turn not in out_of_order)
+
+
+def _turns_out_of_call_order(calls: list[tuple[str, str, int]], answered: list[str]) -> set[int]:
+    """The turns whose results `answered` (call ids in the thread's order) lists in
+    another order than their calls."""
+    turn_of: dict[str, int] = {}
+    for call_id, _, turn in calls:
+        turn_of.setdefault(call_id, turn)
+    issued: dict[int, list[str]] = {}
+    for call_id, turn in turn_of.items():
+        issued.setdefault(turn, []).append(call_id)
+    listed: dict[int, list[str]] = {}
+    for call_id in answered:
+        if call_id in turn_of:
+            listed.setdefault(turn_of[call_id], []).append(call_id)
+    return {
+        turn
+        for turn, ids in listed.items()
+        if ids != [call_id for call_id in issued[turn] if call_id in set(ids)]
+    }
 
 
 def _field(value: Any, name: str, wire_name: str) -> Any:

@@ -16,8 +16,9 @@ highest the thread showed, and once the thread has shown any, they are its marke
 Some emitters send a model's parallel calls in an order of their own (as each finishes
 or starts): the order the model read one turn's results in is then not known
 (`order_unknown`), in this run or in the earlier turns the client recorded from such a
-wire. Then only the entries whose place is the same in every order a turn's results could
-have been read in have a known number (`settled`).
+wire, or in an earlier turn whose results the thread lists in another order than their
+calls (`add_earlier(in_order=False)`). Then only the entries whose place is the same in
+every order a turn's results could have been read in have a known number (`settled`).
 """
 
 from __future__ import annotations
@@ -74,6 +75,7 @@ class Ledger:
         "_shown",
         "_thread_ordered",
         "_turns",
+        "_unordered_turns",
     )
 
     def __init__(self) -> None:
@@ -83,6 +85,7 @@ class Ledger:
         self._earlier: list[Entry] = []  # the thread's entries, in the order the model read them
         #: the thread's results, each as its entries, by turn (read only when an order is not known)
         self._turns: dict[int, list[list[Entry]]] = {}
+        self._unordered_turns: set[int] = set()  # earlier turns read in an order not known
         self._settled: int | None = None  # `settled()`, cached with `_order`
         self._results: list[_Result] = []  # in arrival order
         self._next = 1  # the number the next entry shown gets
@@ -109,11 +112,16 @@ class Ledger:
             self._calls[call_id] = len(self._calls)
             self._order = None
 
-    def add_earlier(self, entries: list[tuple[Entry, str | None]], turn: int) -> None:
+    def add_earlier(
+        self, entries: list[tuple[Entry, str | None]], turn: int, *, in_order: bool
+    ) -> None:
         """One earlier result's entries, with the marker the model was shown beside each
-        (None: none), in the order the thread gives them; `turn`: the turn of its call."""
+        (None: none), in the order the thread gives them; `turn`: the turn of its call;
+        `in_order`: whether the order that turn's results were read in is known."""
         with self._lock:
             self._turns.setdefault(turn, []).append([entry for entry, _ in entries])
+            if not in_order:
+                self._unordered_turns.add(turn)
             for entry, marker in entries:
                 self._earlier.append(entry)
                 if marker is not None and entry not in self._shown:
@@ -166,12 +174,15 @@ class Ledger:
         in: all of them when the calls are announced in the model's order. The default
         marker of an entry after those depends on an order no one knows."""
         order = self.entries()
-        if self._ordered and self._thread_ordered:
+        if self._ordered and self._thread_ordered and not self._unordered_turns:
             return len(order)
         if self._settled is None:
-            earlier = list(self._turns.values())
-            if self._thread_ordered:  # each result a turn of its own: their order is known
-                earlier = [[result] for turn in earlier for result in turn]
+            earlier: list[list[list[Entry]]] = []
+            for turn, results in self._turns.items():
+                if self._thread_ordered and turn not in self._unordered_turns:
+                    earlier += [[result] for result in results]  # their order is known
+                else:
+                    earlier.append(results)
             this_run = [[entry for entry, _, _ in r.items] for r in self._in_model_order()]
             now = [[result] for result in this_run] if self._ordered else [this_run]
             self._settled = _settled([*earlier, *now])

@@ -275,12 +275,12 @@ ENTRIES = [moca_agui.adapter.Entry(ref(r)) for r in (A, B, C)] + [
 ]
 
 
-def orders(turns: list[list[list[Any]]], *, last_known: bool) -> set[tuple[Any, ...]]:
-    """Every order the entries can have been read in: each turn's results in any order
-    (the last turn's as given, if `last_known`)."""
+def orders(turns: list[list[list[Any]]], known: list[bool]) -> set[tuple[Any, ...]]:
+    """Every order the entries can have been read in: each turn's results as given if
+    its order is `known`, else in any order."""
     found: set[tuple[Any, ...]] = {()}
-    for n, turn in enumerate(turns, start=1):
-        readings = [turn] if last_known and n == len(turns) else list(itertools.permutations(turn))
+    for turn, in_order in zip(turns, known, strict=True):
+        readings = [turn] if in_order else list(itertools.permutations(turn))
         found = {
             (*before, *result)
             for before in found
@@ -297,22 +297,31 @@ def orders(turns: list[list[list[Any]]], *, last_known: bool) -> set[tuple[Any, 
         min_size=1,
         max_size=3,
     ),
-    st.booleans(),
+    st.lists(st.booleans(), min_size=4, max_size=4),
+    st.sampled_from(["emitter", "thread", "both"]),
 )
 def test_the_settled_entries_are_those_first_in_every_order_the_turns_results_allow(
-    turns, this_run_known
+    turns, listed_in_call_order, unknown_by
 ):
     """`settled` counts the longest run of entries every reading order begins with; the
-    last turn is this run's (announced in the model's order, if `this_run_known`), the
-    others the thread's."""
+    last turn is this run's, the others the thread's. A turn's order is unknown when the
+    emitter says so (`order_unknown`: this run's, if its calls are announced as they come,
+    and every earlier turn's), or when the thread lists the turn's results in another
+    order than their calls (`in_order=False`)."""
+    this_run_known = listed_in_call_order[-1]
     ledger = Ledger()
-    ledger.order_unknown(this_run=not this_run_known)
+    if unknown_by != "thread":
+        ledger.order_unknown(this_run=not this_run_known)
     for turn, results in enumerate(turns[:-1], start=1):
+        in_order = listed_in_call_order[turn - 1] or unknown_by == "emitter"
         for result in results:
-            ledger.add_earlier([(entry, None) for entry in result], turn)
+            ledger.add_earlier([(entry, None) for entry in result], turn, in_order=in_order)
     for result in turns[-1]:
         ledger.add(None, "moca_search", [(entry, None, False) for entry in result], NOW)
-    readings = orders(turns, last_known=this_run_known)
+    known = [unknown_by == "thread" and listed_in_call_order[n] for n in range(len(turns) - 1)] + [
+        this_run_known or unknown_by == "thread"
+    ]
+    readings = orders(turns, known)
     common = 0
     while len({order[common] if len(order) > common else None for order in readings}) == 1 and (
         any(len(order) > common for order in readings)

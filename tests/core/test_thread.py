@@ -178,6 +178,60 @@ async def test_three_turns_number_every_turns_sources_in_the_order_read():
     ]
 
 
+def parallel_turn(n: int, results: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
+    """One earlier turn with two parallel reads, its calls `c{n}a` then `c{n}b`, and their
+    results (call id, record) in the order the client recorded them."""
+    calls = [
+        {"id": f"c{n}{x}", "type": "function",
+         "function": {"name": "moca_get_node", "arguments": "{}"}}
+        for x in "ab"
+    ]  # fmt: skip
+    return [
+        {"id": f"u{n}", "role": "user", "content": "a question"},
+        {"id": f"a{n}", "role": "assistant", "toolCalls": calls},
+        *(
+            {"id": f"t{call}", "role": "tool", "toolCallId": call, "content": json.dumps(r)}
+            for call, r in results
+        ),
+        {"id": f"m{n}", "role": "assistant", "content": "[1] and [2]."},
+    ]
+
+
+async def test_a_turn_whose_results_the_thread_lists_out_of_call_order_has_no_default_markers(
+    caplog,
+):
+    """An emitter that sends results as they finish: the model may have read them in call
+    order then, and reads them in the thread's order now, so [1] and [2] could be either
+    node: left out, logged; their refs cited. A turn listed in call order keeps them."""
+    text = f"As said [1] and [2]; C is [3]. See {ref(B)}."
+    parts = (tool_call("c2", "moca_get_node", C), message("m2", text))
+    lookup = Lookup(A, B)
+    reversed_turn = turn_input(*parallel_turn(1, [("c1b", B), ("c1a", A)]))
+    with caplog.at_level(logging.WARNING, logger="moca_agui"):
+        assert await cited(reversed_turn, *parts, lookup=lookup) == [{"record": B}]
+    left_out = [r.getMessage() for r in caplog.records if "left out the marker" in r.getMessage()]
+    assert len(left_out) == 3 and all("numbered" in said for said in left_out)
+    in_order = turn_input(*parallel_turn(1, [("c1a", A), ("c1b", B)]))
+    assert await cited(in_order, *parts, lookup=lookup) == [
+        {"marker": "[1]", "record": A},
+        {"marker": "[2]", "record": B},
+        {"marker": "[3]", "record": C},
+    ]
+
+
+async def test_a_turn_out_of_call_order_keeps_the_markers_a_numbered_tool_showed():
+    shown = [
+        ("c1b", numbered_view(("[2]", B))),
+        ("c1a", numbered_view(("[1]", A))),
+    ]
+    thread = turn_input(*parallel_turn(1, shown))
+    parts = (message("m2", "Again: [2], then [1]."),)
+    assert await cited(thread, *parts, lookup=Lookup(A, B)) == [
+        {"marker": "[2]", "record": B},
+        {"marker": "[1]", "record": A},
+    ]
+
+
 async def test_a_thread_that_cannot_be_read_costs_only_the_earlier_sources(caplog):
     broken = RunAgentInput.model_validate(run_input(run_id="run-2"))
     broken.messages = [object()]  # type: ignore[list-item]

@@ -1,14 +1,27 @@
 """Markers name the nodes in the order the model issued its calls: two Reader calls in one
-model response, run in parallel by Pydantic AI (its default), the first one finishing last."""
+model response, run in parallel by Pydantic AI (its default), the first one finishing last.
+
+Pydantic AI sends their results as they finish, and the client records them so: on the
+next turn the model reads them in that order, not the one it read them in when it wrote
+its markers. Which node a default marker of that turn names is then not known."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
-from pai_support import A, B, C, Call, agent, run_both, scripted
+import pytest
+from pai_support import A, B, C, Call, agent, cited, post, run_both, scripted
+from thread_turns import Lookup, after_run
+from thread_turns import post as post_turn
 
-from support import citation_events
+from support import citation_events, ref, run_input
+
+PARALLEL_CALLS = [
+    Call("moca_search", {"query": "bees"}, "call-search"),
+    Call("moca_get_node", {"node_id": "c"}, "call-get"),
+]
 
 
 def reverse_finishing_reader() -> list[Any]:
@@ -31,15 +44,7 @@ def reverse_finishing_reader() -> list[Any]:
 
 
 async def test_parallel_results_arriving_in_reverse_are_numbered_in_call_order() -> None:
-    model = scripted(
-        [
-            [
-                Call("moca_search", {"query": "bees"}, "call-search"),
-                Call("moca_get_node", {"node_id": "c"}, "call-get"),
-            ],
-            ["Water [1], shelter [2], winter food [3]."],
-        ]
-    )
+    model = scripted([PARALLEL_CALLS, ["Water [1], shelter [2], winter food [3]."]])
     stream = await run_both(agent(model, *reverse_finishing_reader()), "bees")
 
     results = [e["toolCallId"] for e in stream if e["type"] == "TOOL_CALL_RESULT"]
@@ -50,3 +55,25 @@ async def test_parallel_results_arriving_in_reverse_are_numbered_in_call_order()
         {"marker": "[2]", "record": B},
         {"marker": "[3]", "record": C},
     ]
+
+
+async def test_a_follow_up_leaves_out_the_markers_that_turns_order_decides(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Turn 1 read A, B, C; the thread the client sends back lists C first. [1] and [3] of
+    turn 2 could be either node: left out, logged; C's ref is cited."""
+    again = f"Again: water [1], winter food [3]; see {ref(C)}."
+    model = scripted([PARALLEL_CALLS, ["Water [1], shelter [2], winter food [3]."], [again]])
+    app = cited(agent(model, *reverse_finishing_reader()), lookup=Lookup(A, B, C))
+    first = await post(app, "bees")
+    [value] = citation_events(first)
+    assert [c["marker"] for c in value["citations"]] == ["[1]", "[2]", "[3]"]
+
+    thread = after_run(run_input("bees", "run-1")["messages"], first)
+    assert [m["toolCallId"] for m in thread if m["role"] == "tool"] == ["call-get", "call-search"]
+    with caplog.at_level(logging.WARNING, logger="moca_agui"):
+        second = await post_turn(app, run_input("Again?", "run-2", history=thread))
+    [value] = citation_events(second)
+    assert value["citations"] == [{"record": C}]
+    assert [r.getMessage().split(":", 2)[1].split()[-1] for r in caplog.records
+            if "left out the marker" in r.getMessage()] == ["[1]", "[3]"]  # fmt: skip
