@@ -126,7 +126,8 @@ def _wire(message: object) -> dict[str, Any]:
             content = unwrapped_artifact(message.artifact)
         return {"id": message.id, "role": "tool", "toolCallId": message.tool_call_id,
                 "content": content}  # fmt: skip
-    return {"id": getattr(message, "id", None), "role": getattr(message, "type", "")}
+    role = getattr(message, "type", "")
+    return {"id": getattr(message, "id", None), "role": "user" if role == "human" else role}
 
 
 class LangGraphRun(CitationRun):

@@ -203,11 +203,10 @@ def _thread(messages: Iterable[Any]) -> list[Any]:
     wire dict in the list handed to `read_history`.
     """
     messages = list(messages)
-    answered = {
-        getattr(m, "tool_call_id", None): n
-        for n, m in enumerate(messages)
-        if getattr(m, "role", None) == "tool"
-    }
+    answered: dict[object, int] = {}  # call id -> the place of its first result
+    for n, message in enumerate(messages):
+        if getattr(message, "role", None) == "tool":
+            answered.setdefault(getattr(message, "tool_call_id", None), n)
     thread: list[Any] = []
     for message in messages:
         role, content = getattr(message, "role", None), getattr(message, "content", None)

@@ -11,35 +11,40 @@ never a record.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
 __all__ = ["EarlierResult", "earlier_results", "kept_then_sent"]
 
 
 class EarlierResult(NamedTuple):
-    """One tool result of the thread: the tool, its call's id, its content, the turn its
-    call was made in (how many user messages came before it), and whether the thread
-    lists that turn's results in the order of their calls."""
+    """One tool result of the thread: the tool, its call's id, its content, the turn it
+    was read in, and whether the order of that turn's results is known.
+
+    `turn` is the turn of its call (how many user messages came before it); turns whose
+    results the thread lists out of their calls' order count as one, the first of them.
+    """
 
     tool_name: str
     call_id: str
     content: object
     turn: int
-    turn_in_call_order: bool
+    order_known: bool
 
 
-def earlier_results(messages: Iterable[object]) -> list[EarlierResult]:
+def earlier_results(
+    messages: Iterable[object], counts: Callable[[str], bool]
+) -> list[EarlierResult]:
     """Each tool result of `messages`, in the order the model issued the calls.
 
     `messages` are `ag_ui.core` messages or wire dicts (camelCase). A call's result is
     the content of the `tool` message naming its id; a result of no call the thread
     shows (no tool name) and a call without a result are passed over.
 
-    A turn whose tool messages come in another order than its calls (an emitter that
-    sends results as they finish) was not necessarily read in either order: the model
-    may have been given them in the order of the calls when it answered, and reads them
-    in the thread's order now. `turn_in_call_order` is False for its results.
+    An emitter that sends results as they finish may list them in another order than
+    their calls: the model may have read them in call order when it answered, and reads
+    them in the thread's order now. The turns of results of `counts` tools (the Reader's)
+    listed so are one turn whose order is not known.
     """
     calls: list[tuple[str, str, int]] = []  # (call id, tool name, turn), in the order issued
     contents: dict[str, object] = {}
@@ -60,7 +65,19 @@ def earlier_results(messages: Iterable[object]) -> list[EarlierResult]:
             if isinstance(call_id, str) and call_id not in contents:
                 contents[call_id] = _field(message, "content", "content")
                 answered.append(call_id)
-    return list(_results(calls, contents, _turns_out_of_call_order(calls, answered)))
+    results: list[tuple[str, str, int]] = []
+    seen: set[str] = set()
+    for call_id, name, call_turn in calls:
+        if call_id in contents and call_id not in seen:
+            seen.add(call_id)
+            results.append((call_id, name, call_turn))
+    merged = _turns_read_out_of_order(
+        [(call_id, call_turn) for call_id, name, call_turn in results if counts(name)], answered
+    )
+    return [
+        EarlierResult(name, call_id, contents[call_id], *merged.get(call_turn, (call_turn, True)))
+        for call_id, name, call_turn in results
+    ]
 
 
 def kept_then_sent(kept: Iterable[object], sent: Iterable[object]) -> list[object]:
@@ -98,34 +115,31 @@ def kept_then_sent(kept: Iterable[object], sent: Iterable[object]) -> list[objec
     return thread
 
 
-def _results(
-    calls: list[tuple[str, str, int]], contents: dict[str, object], out_of_order: set[int]
-) -> Iterator[EarlierResult]:
-    seen: set[str] = set()
-    for call_id, name, turn in calls:
-        if call_id in contents and call_id not in seen:
-            seen.add(call_id)
-            yield EarlierResult(name, call_id, contents[call_id], turn, turn not in out_of_order)
-
-
-def _turns_out_of_call_order(calls: list[tuple[str, str, int]], answered: list[str]) -> set[int]:
-    """The turns whose results `answered` (call ids in the thread's order) lists in
-    another order than their calls."""
-    turn_of: dict[str, int] = {}
-    for call_id, _, turn in calls:
-        turn_of.setdefault(call_id, turn)
-    issued: dict[int, list[str]] = {}
-    for call_id, turn in turn_of.items():
-        issued.setdefault(turn, []).append(call_id)
-    listed: dict[int, list[str]] = {}
+def _turns_read_out_of_order(
+    calls: list[tuple[str, int]], answered: list[str]
+) -> dict[int, tuple[int, bool]]:
+    """turn -> (the first turn it counts as one with, False) for the turns of `calls`
+    (call id, turn, in the order issued) whose results `answered` (call ids, in the
+    thread's order) lists out of that order: a result listed after a later call's counts
+    as one turn with every turn from its own to that call's."""
+    place = {call_id: n for n, (call_id, _) in enumerate(calls)}
+    spans: list[tuple[int, int]] = []
+    latest = -1  # the place of the latest call whose result was listed so far
     for call_id in answered:
-        if call_id in turn_of:
-            listed.setdefault(turn_of[call_id], []).append(call_id)
-    return {
-        turn
-        for turn, ids in listed.items()
-        if ids != [call_id for call_id in issued[turn] if call_id in set(ids)]
-    }
+        at = place.get(call_id)
+        if at is None:
+            continue
+        if at < latest:
+            spans.append((calls[at][1], calls[latest][1]))
+        else:
+            latest = at
+    joined: list[list[int]] = []  # [first turn, last turn] of each set of turns read as one
+    for low, high in sorted(spans):
+        if joined and low <= joined[-1][1]:
+            joined[-1][1] = max(joined[-1][1], high)
+        else:
+            joined.append([low, high])
+    return {turn: (low, False) for low, high in joined for turn in range(low, high + 1)}
 
 
 def _field(value: Any, name: str, wire_name: str) -> Any:

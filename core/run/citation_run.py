@@ -155,7 +155,7 @@ class CitationRun:
         try:
             if kept is not None:
                 messages = kept_then_sent(kept, messages)
-            for result in earlier_results(messages):
+            for result in earlier_results(messages, self._hooks.is_reader_tool):
                 self._intake.earlier(result)
         except Exception:
             logger.exception("moca_agui: the thread's earlier turns not read; this run's stand")

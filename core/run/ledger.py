@@ -17,8 +17,8 @@ Some emitters send a model's parallel calls in an order of their own (as each fi
 or starts): the order the model read one turn's results in is then not known
 (`order_unknown`), in this run or in the earlier turns the client recorded from such a
 wire, or in an earlier turn whose results the thread lists in another order than their
-calls (`add_earlier(in_order=False)`). Then only the entries whose place is the same in
-every order a turn's results could have been read in have a known number (`settled`).
+calls (`add_earlier(in_order=False)`). An entry whose place may differ between the orders
+such a turn's results could have been read in has no known number (`unsure`).
 """
 
 from __future__ import annotations
@@ -71,11 +71,11 @@ class Ledger:
         "_order",
         "_ordered",
         "_results",
-        "_settled",
         "_shown",
         "_thread_ordered",
         "_turns",
         "_unordered_turns",
+        "_unsure",
     )
 
     def __init__(self) -> None:
@@ -86,7 +86,7 @@ class Ledger:
         #: the thread's results, each as its entries, by turn (read only when an order is not known)
         self._turns: dict[int, list[list[Entry]]] = {}
         self._unordered_turns: set[int] = set()  # earlier turns read in an order not known
-        self._settled: int | None = None  # `settled()`, cached with `_order`
+        self._unsure: frozenset[Entry] | None = None  # `unsure()`, cached with `_order`
         self._results: list[_Result] = []  # in arrival order
         self._next = 1  # the number the next entry shown gets
         self._order: list[Seen] | None = None  # the entries in the model's order, cached
@@ -166,27 +166,31 @@ class Ledger:
                 if record is not None:
                     known.records.append((record, result.captured_at, result.source))
         self._order = list(seen.values())
-        self._settled = None
+        self._unsure = None
         return self._order
 
-    def settled(self) -> int:
-        """How many of `entries()` lead it whatever order each turn's results were read
-        in: all of them when the calls are announced in the model's order. The default
-        marker of an entry after those depends on an order no one knows."""
+    def unsure(self) -> frozenset[Entry]:
+        """The entries of `entries()` whose place may differ between the orders some
+        turn's results could have been read in (none when every turn's order is known):
+        the default marker of such an entry depends on an order no one knows."""
         order = self.entries()
         if self._ordered and self._thread_ordered and not self._unordered_turns:
-            return len(order)
-        if self._settled is None:
-            earlier: list[list[list[Entry]]] = []
-            for turn, results in self._turns.items():
-                if self._thread_ordered and turn not in self._unordered_turns:
-                    earlier += [[result] for result in results]  # their order is known
-                else:
-                    earlier.append(results)
-            this_run = [[entry for entry, _, _ in r.items] for r in self._in_model_order()]
-            now = [[result] for result in this_run] if self._ordered else [this_run]
-            self._settled = _settled([*earlier, *now])
-        return self._settled
+            return frozenset()
+        cached = self._unsure
+        if cached is not None:
+            return cached
+        earlier: list[list[list[Entry]]] = []
+        for turn, results in list(self._turns.items()):
+            if self._thread_ordered and turn not in self._unordered_turns:
+                earlier += [[result] for result in results]  # their order is known
+            else:
+                earlier.append(results)
+        this_run = [[entry for entry, _, _ in r.items] for r in self._in_model_order()]
+        now = [[result] for result in this_run] if self._ordered else [this_run]
+        unsure = _unsure([*earlier, *now])
+        if self._order is order:  # no result came in meanwhile (a numbered tool's thread)
+            self._unsure = unsure
+        return unsure
 
     def _in_model_order(self) -> list[_Result]:
         """This run's results, in the order the model issued their calls (results of no
@@ -217,31 +221,35 @@ class Ledger:
         return dict(self._shown)
 
 
-def _settled(turns: list[list[list[Entry]]]) -> int:
-    """How many entries come first, in the same order, whichever order the results of
-    each turn (each a list of its entries) were read in, the turns in order.
+def _unsure(turns: list[list[list[Entry]]]) -> frozenset[Entry]:
+    """The entries whose place may differ between the orders the results of each turn
+    (each a list of its entries; the turns in order) could have been read in.
 
-    The next entry is known while every result of the turn with an entry not yet counted
-    has the same such entry first (any of them may have been read first); the first time
-    two differ, no later place is known either.
+    A turn adds the same entries in every order, so the places after it are known. Inside
+    it, the next place is known while every result with an entry not yet placed has the
+    same such entry first (any of them may have been read first); from the first place
+    where two differ, the turn's other new entries are unsure.
     """
-    known: set[Entry] = set()
+    placed: set[Entry] = set()
+    unsure: set[Entry] = set()
     for turn in turns:
         results = [result for result in turn if result]
-        at = [0] * len(results)  # each result's first entry not yet known
+        at = [0] * len(results)  # each result's first entry not yet placed
         while True:
             firsts: set[Entry] = set()
             for i, result in enumerate(results):
-                while at[i] < len(result) and result[at[i]] in known:
+                while at[i] < len(result) and result[at[i]] in placed:
                     at[i] += 1
                 if at[i] < len(result):
                     firsts.add(result[at[i]])
-            if len(firsts) != 1:
-                if firsts:
-                    return len(known)
-                break
-            known.add(firsts.pop())
-    return len(known)
+            if len(firsts) == 1:
+                placed.add(firsts.pop())
+                continue
+            for result in results:
+                unsure.update(entry for entry in result if entry not in placed)
+            placed.update(entry for result in results for entry in result)
+            break
+    return frozenset(unsure)
 
 
 def _number(marker: str) -> int | None:

@@ -111,11 +111,10 @@ class Resolver:
         """marker -> entry: the shown numbers, the default numbering, or a plugin's table;
         a marker naming an entry the run does not hold names nothing. Apart (marker ->
         ref): the markers whose entry may have had another place in the model's order
-        (`Ledger.settled`), unless the model was shown that marker beside it."""
+        (`Ledger.unsure`), unless the model was shown that marker beside it."""
         shown = self._ledger.shown()
         table = self._hooks.marker_table([s.entry for s in seen], shown)
-        settled = self._ledger.settled()
-        unsettled = {s.entry for s in seen[settled:]}
+        unsettled = self._ledger.unsure()
         known: dict[str, Entry] = {}
         unsure: dict[str, str] = {}
         for marker, entry in table.items():

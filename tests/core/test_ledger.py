@@ -300,11 +300,12 @@ def orders(turns: list[list[list[Any]]], known: list[bool]) -> set[tuple[Any, ..
     st.lists(st.booleans(), min_size=4, max_size=4),
     st.sampled_from(["emitter", "thread", "both"]),
 )
-def test_the_settled_entries_are_those_first_in_every_order_the_turns_results_allow(
+def test_an_entry_is_unsure_only_if_its_place_is_not_the_same_in_every_order_allowed(
     turns, listed_in_call_order, unknown_by
 ):
-    """`settled` counts the longest run of entries every reading order begins with; the
-    last turn is this run's, the others the thread's. A turn's order is unknown when the
+    """`unsure` holds every entry whose place some reading order changes, and none of
+    those every order begins with or first read in a turn whose order is known; the last
+    turn is this run's, the others the thread's. A turn's order is unknown when the
     emitter says so (`order_unknown`: this run's, if its calls are announced as they come,
     and every earlier turn's), or when the thread lists the turn's results in another
     order than their calls (`in_order=False`)."""
@@ -322,13 +323,21 @@ def test_the_settled_entries_are_those_first_in_every_order_the_turns_results_al
         this_run_known or unknown_by == "thread"
     ]
     readings = orders(turns, known)
+    unsure = ledger.unsure()
+    read = {entry for turn in turns for result in turn for entry in result}
+    assert {e for e in read if len({order.index(e) for order in readings}) > 1} <= unsure
     common = 0
     while len({order[common] if len(order) > common else None for order in readings}) == 1 and (
         any(len(order) > common for order in readings)
     ):
         common += 1
-    assert ledger.settled() == common
-    assert Ledger().settled() == 0  # and an ordered ledger settles all it holds
+    assert not unsure & set(next(iter(readings))[:common])
+    first_turn = {}
+    for n, turn in enumerate(turns):
+        for entry in (entry for result in turn for entry in result):
+            first_turn.setdefault(entry, n)
+    assert not {entry for entry, n in first_turn.items() if known[n]} & unsure
+    assert Ledger().unsure() == frozenset()
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -202,15 +202,19 @@ async def test_a_turn_whose_results_the_thread_lists_out_of_call_order_has_no_de
 ):
     """An emitter that sends results as they finish: the model may have read them in call
     order then, and reads them in the thread's order now, so [1] and [2] could be either
-    node: left out, logged; their refs cited. A turn listed in call order keeps them."""
+    node: left out, logged; their refs cited. C is [3] in either order. A turn listed in
+    call order keeps them all."""
     text = f"As said [1] and [2]; C is [3]. See {ref(B)}."
     parts = (tool_call("c2", "moca_get_node", C), message("m2", text))
     lookup = Lookup(A, B)
     reversed_turn = turn_input(*parallel_turn(1, [("c1b", B), ("c1a", A)]))
     with caplog.at_level(logging.WARNING, logger="moca_agui"):
-        assert await cited(reversed_turn, *parts, lookup=lookup) == [{"record": B}]
+        assert await cited(reversed_turn, *parts, lookup=lookup) == [
+            {"marker": "[3]", "record": C},
+            {"record": B},
+        ]
     left_out = [r.getMessage() for r in caplog.records if "left out the marker" in r.getMessage()]
-    assert len(left_out) == 3 and all("numbered" in said for said in left_out)
+    assert len(left_out) == 2 and all("numbered" in said for said in left_out)
     in_order = turn_input(*parallel_turn(1, [("c1a", A), ("c1b", B)]))
     assert await cited(in_order, *parts, lookup=lookup) == [
         {"marker": "[1]", "record": A},
@@ -230,6 +234,52 @@ async def test_a_turn_out_of_call_order_keeps_the_markers_a_numbered_tool_showed
         {"marker": "[2]", "record": B},
         {"marker": "[1]", "record": A},
     ]
+
+
+def call(call_id: str, tool: str = "moca_get_node") -> dict[str, Any]:
+    return {"id": call_id, "type": "function", "function": {"name": tool, "arguments": "{}"}}
+
+
+def result(call_id: str, content: object) -> dict[str, Any]:
+    text = content if isinstance(content, str) else json.dumps(content)
+    return {"id": f"t-{call_id}", "role": "tool", "toolCallId": call_id, "content": text}
+
+
+async def test_a_result_listed_after_a_later_turns_call_makes_both_turns_unsure(caplog):
+    """B answered late, after turn 2's C: the model may read A, C, B where call order
+    gives A, B, C. No default marker of the two turns is known: [2] never links B."""
+    thread = turn_input(
+        {"id": "u1", "role": "user", "content": "q1"},
+        {"id": "a1", "role": "assistant", "toolCalls": [call("c1a"), call("c1b")]},
+        result("c1a", A),
+        {"id": "u2", "role": "user", "content": "q2"},
+        {"id": "a2", "role": "assistant", "toolCalls": [call("c2")]},
+        result("c2", C),
+        result("c1b", B),
+        run_id="run-3",
+    )
+    with caplog.at_level(logging.WARNING, logger="moca_agui"):
+        got = await cited(thread, message("m3", "[1], [2], [3]."), lookup=Lookup(A, B, C))
+    assert got == []
+    left_out = [r.getMessage() for r in caplog.records if "left out the marker" in r.getMessage()]
+    assert len(left_out) == 3
+
+
+async def test_only_reader_results_listed_out_of_call_order_make_a_turn_unsure(caplog):
+    """A weather call that finished last changes no Reader entry's place."""
+    thread = turn_input(
+        {"id": "u1", "role": "user", "content": "q1"},
+        {"id": "a1", "role": "assistant", "toolCalls": [
+            call("w", "get_weather"), call("c1a"), call("c1b")
+        ]},
+        result("c1a", A),
+        result("c1b", B),
+        result("w", "sunny"),
+    )  # fmt: skip
+    with caplog.at_level(logging.WARNING, logger="moca_agui"):
+        got = await cited(thread, message("m2", "[1] and [2]."), lookup=Lookup(A, B))
+    assert got == [{"marker": "[1]", "record": A}, {"marker": "[2]", "record": B}]
+    assert "left out the marker" not in caplog.text
 
 
 async def test_a_thread_that_cannot_be_read_costs_only_the_earlier_sources(caplog):
