@@ -28,7 +28,7 @@ from starlette.routing import Route
 import moca_agui
 from moca_agui.asgi import CitationMiddleware
 from moca_agui.check import check_events, parse_stream
-from support import assert_valid_stream, citation_events, record, ref, run_input
+from support import assert_valid_stream, citation_events, markers_left_out, record, ref, run_input
 
 A = record("dusk-flight.md")
 B = record("queen-marking.md")
@@ -148,8 +148,7 @@ async def leaves_out_the_markers(
             assert start_order(events) == ["call-b", "call-a"]
         assert check_events(events) == []
         assert cited_refs(events) == {}
-        assert [r.getMessage().split(":", 2)[1].split()[-1] for r in caplog.records
-                if "left out the marker" in r.getMessage()] == ["[1]", "[2]"]  # fmt: skip
+        assert markers_left_out(caplog) == ["[1]", "[2]"]
 
 
 async def test_a_follow_up_leaves_out_markers_the_wire_order_of_an_earlier_turn_decides(
@@ -182,8 +181,7 @@ async def test_a_follow_up_leaves_out_markers_the_wire_order_of_an_earlier_turn_
     assert check_events(events) == []
     (value,) = citation_events(events)
     assert value["citations"] == [{"record": B}]
-    assert [r.getMessage().split(":", 2)[1].split()[-1] for r in caplog.records
-            if "left out the marker" in r.getMessage()] == ["[1]", "[2]"]  # fmt: skip
+    assert markers_left_out(caplog) == ["[1]", "[2]"]
 
 
 async def test_the_instrumented_stream_is_a_copy_and_refuses_the_agent() -> None:

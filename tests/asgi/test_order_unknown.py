@@ -27,7 +27,7 @@ from thread_turns import (
 
 from moca_agui.adapter import Mention, hookimpl
 from moca_agui.asgi import CitationMiddleware
-from support import Call, record, ref, run_input
+from support import Call, markers_left_out, record, ref, run_input
 
 from .apps import scripted
 
@@ -62,13 +62,6 @@ def app_of(steps: Steps, *, numbered: bool = False, **options: Any) -> Starlette
     return app
 
 
-def log_of(caplog: pytest.LogCaptureFixture) -> list[str]:
-    """The markers the run left out for want of the model's order, as logged."""
-    said = [r.getMessage() for r in caplog.records if "left out the marker" in r.getMessage()]
-    assert all("moca_agui.numbered" in line for line in said)  # the line names the fix
-    return [line.split(":", 2)[1].split()[-1] for line in said]
-
-
 async def test_markers_depending_on_the_order_calls_finished_in_are_left_out_and_logged(
     register: Callable[[object], None], caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -79,9 +72,9 @@ async def test_markers_depending_on_the_order_calls_finished_in_are_left_out_and
         {"marker": "[1]", "record": B},
         {"marker": "[2]", "record": A},
     ]
-    assert log_of(caplog) == []
+    assert markers_left_out(caplog) == []
     assert cited(await post(app, run_input("q1"), AS_FINISHED)) == [{"record": B}]
-    assert log_of(caplog) == ["[1]", "[2]"]
+    assert markers_left_out(caplog) == ["[1]", "[2]"]
 
 
 async def test_a_search_then_a_read_of_a_hit_keeps_its_markers_whatever_the_order(
@@ -98,7 +91,7 @@ async def test_a_search_then_a_read_of_a_hit_keeps_its_markers_whatever_the_orde
     }
     stream = await post(app_of(steps), run_input("q1"), AS_FINISHED)
     assert cited(stream) == [{"marker": "[1]", "record": A}, {"marker": "[2]", "record": B}]
-    assert log_of(caplog) == []
+    assert markers_left_out(caplog) == []
 
 
 async def test_numbered_tools_keep_the_markers_the_model_was_shown(
@@ -108,7 +101,7 @@ async def test_numbered_tools_keep_the_markers_the_model_was_shown(
     app = app_of({"q1": READ_A_B_AT_ONCE}, numbered=True)
     stream = await post(app, run_input("q1"), AS_FINISHED)
     assert cited(stream) == [{"marker": "[1]", "record": A}, {"marker": "[2]", "record": B}]
-    assert log_of(caplog) == []
+    assert markers_left_out(caplog) == []
 
 
 @pytest.mark.parametrize(
@@ -138,7 +131,7 @@ async def test_a_follow_up_counts_on_from_what_the_earlier_turns_read(
     caplog.clear()
     stream = await post(app, next_turn(thread, "q2", "run-2", thread_id=thread_id), AS_FINISHED)
     assert cited(stream) == turn_2_cites
-    assert log_of(caplog) == ([] if len(turn_2_cites) == 2 else ["[1]"])
+    assert markers_left_out(caplog) == ([] if len(turn_2_cites) == 2 else ["[1]"])
 
 
 async def test_a_failing_plugin_leaves_the_markers_out_never_guesses(
@@ -167,7 +160,7 @@ async def test_the_turns_of_a_thread_keep_their_order(
         stream = await post(app, body, AS_FINISHED)
         thread = after_run(body["messages"], stream)
     assert cited(stream) == [{"marker": "[2]", "record": B}, {"marker": "[3]", "record": C}]
-    assert log_of(caplog) == []
+    assert markers_left_out(caplog) == []
 
 
 async def test_a_plugin_finding_references_is_given_only_the_markers_whose_source_is_known(

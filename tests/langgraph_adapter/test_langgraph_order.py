@@ -19,7 +19,7 @@ from lg_service import agent, app_for, post
 from thread_turns import Lookup, cited, new_thread_id, next_turn
 
 import moca_agui
-from support import assert_valid_stream, citation_events, ref, run_input
+from support import assert_valid_stream, citation_events, markers_left_out, ref, run_input
 
 
 def reverse_finishing_reader() -> list[Any]:
@@ -124,5 +124,4 @@ async def test_a_checkpointed_turn_kept_out_of_call_order_costs_only_its_own_mar
         caplog.clear()
         stream = await post(app, next_turn([], question, f"run-{n}", thread_id=thread_id))
     assert cited(stream) == [{"marker": "[3]", "record": C}]
-    assert [r.getMessage().split(":", 2)[1].split()[-1] for r in caplog.records
-            if "left out the marker" in r.getMessage()] == ["[1]"]  # fmt: skip
+    assert markers_left_out(caplog) == ["[1]"]

@@ -16,7 +16,7 @@ from pai_support import A, B, C, Call, agent, cited, post, run_both, scripted
 from thread_turns import Lookup, after_run
 from thread_turns import post as post_turn
 
-from support import citation_events, ref, run_input
+from support import citation_events, markers_left_out, ref, run_input
 
 PARALLEL_CALLS = [
     Call("moca_search", {"query": "bees"}, "call-search"),
@@ -75,5 +75,4 @@ async def test_a_follow_up_leaves_out_the_markers_that_turns_order_decides(
         second = await post_turn(app, run_input("Again?", "run-2", history=thread))
     [value] = citation_events(second)
     assert value["citations"] == [{"record": C}]
-    assert [r.getMessage().split(":", 2)[1].split()[-1] for r in caplog.records
-            if "left out the marker" in r.getMessage()] == ["[1]", "[3]"]  # fmt: skip
+    assert markers_left_out(caplog) == ["[1]", "[3]"]
