@@ -26,7 +26,7 @@ import moca_agui
 from moca_agui import CitationOptions
 from moca_agui.adapter import CitationStream, cited, citing_copy, options_of
 
-from ._langgraph_run import LangGraphRun, watch
+from ._langgraph_run import LangGraphRun, forked_before, watch
 
 __all__ = ["CitingAgent", "citing"]
 
@@ -67,6 +67,16 @@ class CitingAgent(LangGraphAgent):  # type: ignore[misc]
         except Exception:
             logger.exception("moca_agui: LangGraph tool outputs not watched in this run")
         return prepared
+
+    async def prepare_regenerate_stream(
+        self, input: RunAgentInput, message_checkpoint: Any, config: Any
+    ) -> Any:
+        """The parent's stream from the thread forked before `message_checkpoint` (the
+        edited or regenerated question), which is the thread the run numbers."""
+        forked_before(self.active_run, message_checkpoint)
+        return await super().prepare_regenerate_stream(
+            input=input, message_checkpoint=message_checkpoint, config=config
+        )
 
 
 def citing(agent: A, options: CitationOptions) -> A:

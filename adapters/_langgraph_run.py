@@ -16,6 +16,10 @@ The thread the model reads is the checkpoint's messages, then the input's messag
 checkpoint does not hold (ag-ui-langgraph's `langgraph_default_merge_state`): a client
 may send only its new messages. So the run reads its history from both, once
 `prepare_stream` has seen the checkpoint (`thread`).
+
+An edited question or a regenerate forks the thread instead (`prepare_regenerate_stream`):
+the model reads the checkpoint before that question, then the question, and nothing else
+the client sent; the run numbers that thread (`forked_before`), never the discarded branch.
 """
 
 from __future__ import annotations
@@ -34,12 +38,14 @@ from langgraph.types import Command
 from moca_agui import CitationOptions
 from moca_agui.adapter import CitationRun, tap
 
-__all__ = ["LangGraphRun", "watch"]
+__all__ = ["LangGraphRun", "forked_before", "watch"]
 
 logger = logging.getLogger("moca_agui")
 
 #: Our entry in the parent's per-run `active_run` dict.
 _KEY = "moca_agui"
+#: The question a regenerate forks the thread before, in the same dict.
+_FORKED_BEFORE = "moca_agui_forked_before"
 
 
 @dataclass(slots=True)
@@ -50,19 +56,31 @@ class Watched:
     before: set[str]
     #: The checkpoint's messages, which the model reads before the input's new ones.
     thread: list[Any] = field(default_factory=list)
+    #: Whether `thread` is a fork's, which the model reads alone (no input message after it).
+    forked: bool = False
     #: (tool call id, tool name) of each call a model response made, in its order.
     calls: deque[tuple[str, str]] = field(default_factory=deque)
     #: (tool name, output, tool call id) of each tool that ended, not yet taken by the run.
     outputs: deque[tuple[str, object, str | None]] = field(default_factory=deque)
 
 
+def forked_before(active_run: dict[str, Any], question: Any) -> None:
+    """Note that this run forks the thread before `question` (a LangChain message)."""
+    active_run[_FORKED_BEFORE] = question
+
+
 def watch(active_run: dict[str, Any], agent_state: Any, prepared: dict[str, Any]) -> None:
-    """Record the run's earlier messages and watch its LangGraph events for tool outputs."""
+    """Record the run's earlier messages and the thread its model reads (the checkpoint's,
+    or the fork's), and watch its LangGraph events for tool outputs."""
     values = getattr(agent_state, "values", None)
     messages = values.get("messages", []) if isinstance(values, Mapping) else []
     watched = Watched(
         {message.id for message in messages if getattr(message, "id", None)}, list(messages)
     )
+    if _FORKED_BEFORE in active_run:
+        # The fork's checkpoint (`prepared["state"]`), then the question it is forked before.
+        fork = prepared["state"]["messages"]
+        watched.thread, watched.forked = [*fork, active_run[_FORKED_BEFORE]], True
     active_run[_KEY] = watched
     if prepared.get("stream") is not None:
         prepared["stream"] = tap(prepared["stream"], partial(_keep, watched))
@@ -173,14 +191,17 @@ class LangGraphRun(CitationRun):
             self._alive = False
 
     def _read_thread(self) -> None:
-        """Read the thread the model reads: the checkpoint's, then the input's new messages."""
+        """Read the thread the model reads: the checkpoint's, then the input's new messages;
+        a fork's alone."""
         kept: list[object] | None = None
+        sent: list[Any] = self._input
         if self._watched is not None:
             try:
                 kept = [_wire(message) for message in self._watched.thread]
+                sent = [] if self._watched.forked else sent
             except Exception:
                 logger.exception("moca_agui: the checkpoint's thread not read; the input's stands")
-        self.read_history(self._input, kept=kept)
+        self.read_history(sent, kept=kept)
 
     def is_new_message(self, message_id: str) -> bool:
         """Whether a snapshot's message is of this run: the thread did not hold it before."""
