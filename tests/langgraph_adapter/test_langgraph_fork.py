@@ -13,25 +13,18 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMe
 from langchain_core.tools import tool
 from lg_chat import Say, StreamingChatModel, Turn
 from lg_service import agent, app_for
-from shown_thread import NODES, READER_TOOLS, A, B, C, D, answer, markers_shown
+from shown_thread import READER_TOOLS, A, B, C, D, Steps, answer, get_node, markers_shown, read
 from thread_turns import Lookup, after_run, cited, new_thread_id, post, shown_markers
 
 import moca_agui
-from support import Call, ref, run_input
+from support import Call, run_input
 
 
 @tool
 def moca_get_node(node_id: str) -> dict[str, Any]:
     """Read one node."""
-    return {ref(r): r for r in NODES.values()}.get(node_id) or {"error": f"no node {node_id}"}
+    return get_node(node_id)
 
-
-def read(path: str, call_id: str) -> Call:
-    return Call("moca_get_node", {"node_id": ref(NODES[path])}, call_id)
-
-
-#: A question's steps: a Call per model response, then the paths its answer cites.
-Steps = dict[str, list[Call | tuple[str, ...]]]
 
 STEPS: Steps = {
     "q1": [read("a.md", "t1-a"), read("b.md", "t1-b"), ("a.md", "b.md")],
