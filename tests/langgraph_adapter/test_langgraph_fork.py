@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.tools import tool
-from lg_chat import Say, StreamingChatModel, Turn
+from lg_chat import Say, ScriptedChatModel, StreamingChatModel, Turn
 from lg_service import agent, app_for
 from shown_thread import READER_TOOLS, A, B, C, D, Steps, answer, get_node, markers_shown, read
 from thread_turns import Lookup, after_run, cited, new_thread_id, post, shown_markers
@@ -34,9 +34,9 @@ STEPS: Steps = {
 }
 
 
-class ShownModel(StreamingChatModel):
+class ShownModel(ScriptedChatModel):
     """Answers the thread's last question with its steps; its answer writes the markers
-    the thread it was given shows it."""
+    the thread it was given shows it. Not streamed: only MESSAGES_SNAPSHOT carries it."""
 
     steps: Steps
 
@@ -52,9 +52,13 @@ class ShownModel(StreamingChatModel):
         return [Say(answer(step, shown))]
 
 
-def serve(*, numbered: bool = False, steps: Steps = STEPS, **options: Any) -> tuple[Any, Any]:
+class StreamedShownModel(ShownModel, StreamingChatModel):
+    """The same, streamed chunk by chunk."""
+
+
+def serve(*, numbered: bool = False, streamed: bool = True, **options: Any) -> tuple[Any, Any]:
     """The app, and its model (a test may change its steps between runs)."""
-    model = ShownModel(script=[], steps=dict(steps))
+    model = (StreamedShownModel if streamed else ShownModel)(script=[], steps=dict(STEPS))
     tools = [moca_get_node]
     return app_for(agent(model, moca_agui.numbered(tools) if numbered else tools, **options)), model
 
@@ -79,11 +83,15 @@ async def edit(app: Any, questions: int, turn: int, text: str) -> list[dict[str,
     return await post(app, body)
 
 
-@pytest.mark.parametrize("lookup", [True, False], ids=["lookup", "no-lookup"])
-async def test_an_edited_first_question_numbers_the_forked_thread(lookup: bool):
+@pytest.mark.parametrize(
+    ("lookup", "streamed"),
+    [(True, True), (False, True), (True, False)],
+    ids=["lookup", "no-lookup", "not-streamed"],
+)
+async def test_an_edited_first_question_numbers_the_forked_thread(lookup: bool, streamed: bool):
     """The model reads C then A after the fork: `[1]` is C, `[2]` A; B, read only in the
     discarded branch, is no source of the forked thread."""
-    app, _ = serve(**({"lookup": Lookup(A, B, C, D)} if lookup else {}))
+    app, _ = serve(streamed=streamed, **({"lookup": Lookup(A, B, C, D)} if lookup else {}))
     stream = await edit(app, 1, 1, "q1 edited")
     assert cited(stream) == [{"marker": "[1]", "record": C}, {"marker": "[2]", "record": A}]
 
