@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from ag_ui_langgraph import LangGraphAgent
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.tools import tool
 from lg_chat import Say, ScriptedChatModel, StreamingChatModel, Turn
@@ -25,6 +26,13 @@ def moca_get_node(node_id: str) -> dict[str, Any]:
     """Read one node."""
     return get_node(node_id)
 
+
+#: ag-ui-langgraph forks on an edited question from 0.0.43; before, it keeps the
+#: checkpoint's question and the model reads the old thread (so does the run).
+edits = pytest.mark.skipif(
+    not hasattr(LangGraphAgent, "_detect_edited_human_message"),
+    reason="this ag-ui-langgraph does not fork the thread on an edited question",
+)
 
 STEPS: Steps = {
     "q1": [read("a.md", "t1-a"), read("b.md", "t1-b"), ("a.md", "b.md")],
@@ -83,6 +91,7 @@ async def edit(app: Any, questions: int, turn: int, text: str) -> list[dict[str,
     return await post(app, body)
 
 
+@edits
 @pytest.mark.parametrize(
     ("lookup", "streamed"),
     [(True, True), (False, True), (True, False)],
@@ -96,6 +105,7 @@ async def test_an_edited_first_question_numbers_the_forked_thread(lookup: bool, 
     assert cited(stream) == [{"marker": "[1]", "record": C}, {"marker": "[2]", "record": A}]
 
 
+@edits
 @pytest.mark.parametrize("lookup", [True, False], ids=["lookup", "no-lookup"])
 async def test_an_edited_second_question_numbers_the_forked_thread(lookup: bool):
     """After the fork the thread is turn 1 (A `[1]`, B `[2]`), then D: `[3]` is D, never C
@@ -106,6 +116,7 @@ async def test_an_edited_second_question_numbers_the_forked_thread(lookup: bool)
     assert cited(stream) == [{"marker": "[3]", "record": D}, *(earlier if lookup else [])]
 
 
+@edits
 async def test_numbered_tools_show_the_forked_threads_numbers_after_an_edited_first_question():
     app, _ = serve(numbered=True)
     stream = await edit(app, 1, 1, "q1 edited")
@@ -113,6 +124,7 @@ async def test_numbered_tools_show_the_forked_threads_numbers_after_an_edited_fi
     assert cited(stream) == [{"marker": "[1]", "record": C}, {"marker": "[2]", "record": A}]
 
 
+@edits
 async def test_numbered_tools_show_the_forked_threads_numbers_after_an_edited_second_question():
     app, _ = serve(numbered=True, lookup=Lookup(A, B, C, D))
     stream = await edit(app, 2, 2, "q2 edited")
