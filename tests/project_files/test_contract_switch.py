@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from contract import CAPTURES, EXAMPLE_EVENT
+
 from support import ROOT
 
 ONE_CONTRACT_TEST = "tests/demo/test_demo_kb.py::test_record_is_valid_against_the_official_schema"
