@@ -17,6 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
+from moca_agui.adapter import pip_install
 from moca_agui.check import check_events
 from moca_agui.demo.model import KNOWN_QUESTIONS
 from moca_agui.demo.server import FRAMEWORKS, FrameworkUnavailable, ask, build, load_framework
@@ -259,15 +260,30 @@ def test_an_example_without_a_piece_of_its_install_line_names_that_line() -> Non
     )
 
 
-def test_an_example_without_its_framework_names_its_install_line() -> None:
-    example = ROOT / "examples" / "ag_ui" / "app.py"
+#: Each example, its page's install line, and a module of its framework (of the demo
+#: extra for the bare SDK's) that the framework's own extra brings.
+EXAMPLE_EXTRAS = {
+    "ag_ui": ("demo", "fastapi"),
+    "langgraph": ("langgraph,demo", "ag_ui_langgraph"),
+    "pydantic_ai": ("pydantic-ai,demo", "pydantic_ai"),
+    "llama_index": ("llama-index,demo", "llama_index"),
+}
+
+
+@pytest.mark.parametrize("blocked", ["framework", "uvicorn"])
+@pytest.mark.parametrize("example", list(EXAMPLE_EXTRAS))
+def test_every_example_missing_a_piece_of_its_install_line_exits_2_naming_it(
+    example: str, blocked: str
+) -> None:
+    """The same status and one line whichever piece is missing (a framework's module fails
+    at import, the demo's uvicorn only when the command line checks it)."""
+    extras, framework_module = EXAMPLE_EXTRAS[example]
+    module = framework_module if blocked == "framework" else "uvicorn"
     done = _without(
-        ("fastapi",),
-        f"sys.argv = ['app.py']\nimport runpy\n"
-        f"runpy.run_path({str(example)!r}, run_name='__main__')",
+        (module,),
+        f"sys.argv = ['app.py', '--question', 'q']\nimport runpy\n"
+        f"runpy.run_path({str(ROOT / 'examples' / example / 'app.py')!r}, run_name='__main__')",
     )
-    assert done.returncode == 1
-    assert done.stderr == (
-        "fastapi is missing: pip install -e '.[demo]' in a clone of moca-agui "
-        "(once released: pip install 'moca-agui[demo]')\n"
-    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith(f"app.py: needs {module}")
+    assert done.stderr.endswith(f": {pip_install(extras)}\n") and done.stderr.count("\n") == 1
