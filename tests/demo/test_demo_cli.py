@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -56,14 +57,21 @@ def _readme_section(title: str) -> str:
     return readme.split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
 
 
-def test_the_readme_offers_a_pypi_install_only_once_released() -> None:
-    """moca-agui has no release on PyPI: the command that works is the install from a clone."""
-    quickstart = _readme_section("Quickstart")
-    first = quickstart.split("```bash\n", 1)[1].splitlines()[0]
-    assert first.startswith("pip install -e '.[all,test]'")
-    assert "once released" in first
+def test_the_readme_quickstart_is_a_clone_then_one_line_for_the_demo_one_for_the_tests() -> None:
+    """moca-agui has no release on PyPI: a clone and a venv, then the demo with its extra
+    only, then the tests as CI runs them (nox installs what each session needs)."""
+    clone, demo, tests = re.findall(r"```bash\n(.*?)```", _readme_section("Quickstart"), re.S)
+    assert clone == (
+        "git clone https://github.com/openmoca/moca-agui && cd moca-agui\n"
+        "python3 -m venv .venv && . .venv/bin/activate\n"
+    )
+    assert demo == (
+        "pip install -e '.[demo]' && "
+        'moca-agui demo --question "Do I need to register my hives?"\n'
+    )
+    assert tests == "pip install nox && python -m nox\n"
     install = _readme_section("Install")
-    assert "no release on PyPI yet" in install.split("```", 1)[0]
+    assert "no release on PyPI yet" in install
     assert "pip install -e '.[all]'" in install
 
 
