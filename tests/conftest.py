@@ -1,23 +1,12 @@
-"""What every test session needs before it starts."""
+"""What every test session shares."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
 import pytest
-from contract import CAPTURES, SHARED
 
 from moca_agui.plugins import get_plugin_manager
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    """Refuse to run without `../shared`: tests would fail on files they cannot find, and
-    a test that loops over the reference Reader's captures would pass over none."""
-    if not CAPTURES.is_dir():
-        raise pytest.UsageError(
-            f"{SHARED} is not there: the tests read the shared contract beside the "
-            "checkout (<dir>/moca-agui and <dir>/shared; see CONTRIBUTING.md)"
-        )
 
 
 @pytest.fixture

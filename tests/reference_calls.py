@@ -1,4 +1,4 @@
-"""The reference Reader's captured answers (`../shared/reference-reader/`), read at test
+"""The reference Reader's captured answers (`tests/data/reference-reader/`), read at test
 time, and what citing each one must give: the records it holds, exactly as sent; nothing
 for a compact result (unless a lookup finds the record), an error or a structure item.
 (`reference_runs` replays them through a framework's agent.)"""
@@ -89,7 +89,7 @@ LOOKUP = moca_agui.reader_lookup(by_get_node)
 
 
 def named(name: str) -> dict[str, Any]:
-    """The capture in `../shared/reference-reader/<name>.json`."""
+    """The capture in `tests/data/reference-reader/<name>.json`."""
     from contract import CAPTURES
 
     capture: dict[str, Any] = json.loads((CAPTURES / f"{name}.json").read_text(encoding="utf-8"))

@@ -1,5 +1,5 @@
 """An MCP server over stdio that answers what the reference Reader answered: each tool call
-whose name and arguments were captured in `../shared/reference-reader/` gets that
+whose name and arguments were captured in `tests/data/reference-reader/` gets that
 capture's `CallToolResult`, as the reference Reader sent it.
 
     python reference_replay.py

@@ -19,10 +19,10 @@ try:  # what its page's install line brings: pip install -e '.[demo]'
     from ag_ui.encoder import EventEncoder
     from fastapi import FastAPI
     from fastapi.responses import StreamingResponse
-except ModuleNotFoundError as exc:
+except ImportError as exc:  # a module missing, or a package that says so on import
     from moca_agui.demo.server import missing_extras
 
-    sys.exit(missing_extras(exc, "demo"))
+    missing_extras("demo", exc)
 
 import moca_agui
 from moca_agui.demo.frameworks import ag_ui as demo_agent

@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from importlib.resources import files
 from importlib.util import find_spec
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from moca_agui.adapter import pip_install
 from moca_agui.check._source import run_input as check_run_input
@@ -42,6 +42,7 @@ __all__ = [
     "example_main",
     "listen",
     "load_framework",
+    "missing_extras",
     "print_events",
     "print_stream",
     "run_input",
@@ -129,10 +130,14 @@ def load_framework(name: str) -> Callable[..., ASGIApp]:
     return build_app
 
 
-def missing_extras(exc: ModuleNotFoundError, extras: str) -> str:
-    """What an example whose import failed with `exc` says: the module and the install line
-    of its page (`extras`, e.g. "pydantic-ai,demo")."""
-    return f"{exc.name or 'a module'} is missing: {pip_install(extras)}"
+def missing_extras(extras: str, exc: ImportError | None = None) -> NoReturn:
+    """Exit as every example does when a piece of its page's install line (`extras`, e.g.
+    "pydantic-ai,demo") is missing, whether its imports failed (`exc`) or its command line
+    found it: status 2, one line naming the modules and the install line."""
+    missing = missing_modules(extras) or [exc.name if exc and exc.name else "a module"]
+    prog = Path(sys.argv[0]).name
+    print(f"{prog}: needs {', '.join(missing)}: {pip_install(extras)}", file=sys.stderr)
+    raise SystemExit(2)
 
 
 def missing_modules(extras: str) -> list[str]:
@@ -327,8 +332,8 @@ def example_main(
         "--port", type=port_number, default=8000, help="port on 127.0.0.1 (default: 8000)"
     )
     args = parser.parse_args(argv)
-    if missing := missing_modules(extras):
-        parser.exit(2, f"{parser.prog}: needs {', '.join(missing)}: {pip_install(extras)}\n")
+    if missing_modules(extras):
+        missing_extras(extras)
     if args.question is not None:
         return print_stream(app, args.question, path=path)
     try:

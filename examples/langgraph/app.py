@@ -19,10 +19,10 @@ try:  # what its page's install line brings: pip install -e '.[langgraph,demo]'
     from fastapi import FastAPI
     from langchain.agents import create_agent
     from langgraph.checkpoint.memory import InMemorySaver
-except ModuleNotFoundError as exc:
+except ImportError as exc:  # a module missing, or a package that says so on import
     from moca_agui.demo.server import missing_extras
 
-    sys.exit(missing_extras(exc, "langgraph,demo"))
+    missing_extras("langgraph,demo", exc)
 
 import moca_agui
 from moca_agui.demo.frameworks.langgraph import ScriptedChatModel, reader_tools

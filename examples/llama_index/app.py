@@ -19,10 +19,10 @@ try:  # what its page's install line brings: pip install -e '.[llama-index,demo]
     from fastapi import FastAPI
     from llama_index.protocols.ag_ui.agent import AGUIChatWorkflow
     from llama_index.protocols.ag_ui.router import get_ag_ui_workflow_router
-except ModuleNotFoundError as exc:
+except ImportError as exc:  # a module missing, or a package that says so on import
     from moca_agui.demo.server import missing_extras
 
-    sys.exit(missing_extras(exc, "llama-index,demo"))
+    missing_extras("llama-index,demo", exc)
 
 import moca_agui
 from moca_agui.demo.frameworks.llama_index import reader_tools, scripted_llm

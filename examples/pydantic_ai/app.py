@@ -22,10 +22,10 @@ try:  # what its page's install line brings: pip install -e '.[pydantic-ai,demo]
     from pydantic_ai import Agent
     from pydantic_ai.mcp import MCPToolset
     from pydantic_ai.ui.ag_ui import AGUIAdapter
-except ModuleNotFoundError as exc:
+except ImportError as exc:  # a module missing, or a package that says so on import
     from moca_agui.demo.server import missing_extras
 
-    sys.exit(missing_extras(exc, "pydantic-ai,demo"))
+    missing_extras("pydantic-ai,demo", exc)
 
 import moca_agui
 from moca_agui.demo.frameworks.pydantic_ai import scripted_model

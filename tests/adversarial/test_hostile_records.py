@@ -13,7 +13,7 @@ import pytest
 from ag_ui.encoder import EventEncoder
 
 from moca_agui.client import Conversation, render_record, safe_url, trust_badges
-from support import parse_sse, record, record_validator, ref
+from support import assert_valid_record, parse_sse, record, ref
 
 from .streams import answer, assert_passed_through, cite_all, cited_records, reader_call, run
 
@@ -93,7 +93,7 @@ def hostile_record() -> dict[str, Any]:
     rec["concepts"] = ["javascript:alert('concept')"]
     rec["audience"] = "<script>alert('audience')</script>"
     rec["profiles"] = [INJECTION]
-    assert record_validator().is_valid(rec)
+    assert_valid_record(rec)
     return rec
 
 

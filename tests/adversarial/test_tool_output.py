@@ -22,7 +22,7 @@ from ag_ui.encoder import EventEncoder
 
 import moca_agui
 import moca_agui.adapter
-from support import example_record, record, record_validator, ref
+from support import assert_valid_record, example_record, record, record_validator, ref
 
 from .streams import (
     answer,
@@ -56,7 +56,7 @@ def full_record() -> dict[str, Any]:
         validFrom="2026-01-01",
         validUntil="2027-01-01",
     )
-    assert record_validator().is_valid(rec)
+    assert_valid_record(rec)
     return rec
 
 

@@ -48,7 +48,7 @@ from moca_agui.demo.server import run_input
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
-EXAMPLE_EVENT = ROOT.parent / "shared/docs/support-kb-citations-event.reconstructed.json"
+EXAMPLE_EVENT = ROOT / "tests/data/support-kb-citations-event.reconstructed.json"
 PACKAGE = "https://example.com/moca/support-kb"
 SENTENCE = (
     "Customers may request a full refund within thirty days of delivery and the window "

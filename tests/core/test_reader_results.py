@@ -1,4 +1,4 @@
-"""Reader results as the reference Reader really sends them (../shared/reference-reader,
+"""Reader results as the reference Reader really sends them (tests/data/reference-reader,
 captured over MCP): as JSON, as `mcp` 2.x result objects and as TOOL_CALL_RESULT text."""
 
 from __future__ import annotations
@@ -8,15 +8,15 @@ import logging
 from typing import Any
 
 import pytest
+from contract import CAPTURES
 from mcp.types import CallToolResult
 
 import moca_agui
 from moca_agui.adapter import CompactResult
 from moca_agui.records.extract import reader_items
 from streams import message, run, source, tool_call
-from support import SHARED, citation_events, collect
+from support import citation_events, collect
 
-CAPTURES = SHARED / "reference-reader"
 LOGGER = "moca_agui"
 
 

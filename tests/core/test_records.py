@@ -11,9 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from moca_agui.adapter import InvalidRecord, as_record
-from support import CITATION_RECORD_SCHEMA, example_record, record, record_validator
+from support import example_record, record, record_validator
 
-SCHEMA = json.loads(CITATION_RECORD_SCHEMA.read_text(encoding="utf-8"))
 JSON_SCALARS = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False,
     allow_infinity=False) | st.text(max_size=8)  # fmt: skip
 JSON = st.recursive(JSON_SCALARS, lambda inner: st.lists(inner, max_size=3)

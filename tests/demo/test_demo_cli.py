@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
+import re
 import socket
 import subprocess
 import sys
@@ -17,6 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
+from moca_agui.adapter import pip_install
 from moca_agui.check import check_events
 from moca_agui.demo.model import KNOWN_QUESTIONS
 from moca_agui.demo.server import FRAMEWORKS, FrameworkUnavailable, ask, build, load_framework
@@ -55,14 +57,21 @@ def _readme_section(title: str) -> str:
     return readme.split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
 
 
-def test_the_readme_offers_a_pypi_install_only_once_released() -> None:
-    """moca-agui has no release on PyPI: the command that works is the install from a clone."""
-    quickstart = _readme_section("Quickstart")
-    first = quickstart.split("```bash\n", 1)[1].splitlines()[0]
-    assert first.startswith("pip install -e '.[all,test]'")
-    assert "once released" in first
+def test_the_readme_quickstart_is_a_clone_then_one_line_for_the_demo_one_for_the_tests() -> None:
+    """moca-agui has no release on PyPI: a clone and a venv, then the demo with its extra
+    only, then the tests as CI runs them (nox installs what each session needs)."""
+    clone, demo, tests = re.findall(r"```bash\n(.*?)```", _readme_section("Quickstart"), re.S)
+    assert clone == (
+        "git clone https://github.com/openmoca/moca-agui && cd moca-agui\n"
+        "python3 -m venv .venv && . .venv/bin/activate\n"
+    )
+    assert demo == (
+        "pip install -e '.[demo]' && "
+        'moca-agui demo --question "Do I need to register my hives?"\n'
+    )
+    assert tests == "pip install nox && python -m nox\n"
     install = _readme_section("Install")
-    assert "no release on PyPI yet" in install.split("```", 1)[0]
+    assert "no release on PyPI yet" in install
     assert "pip install -e '.[all]'" in install
 
 
@@ -259,15 +268,30 @@ def test_an_example_without_a_piece_of_its_install_line_names_that_line() -> Non
     )
 
 
-def test_an_example_without_its_framework_names_its_install_line() -> None:
-    example = ROOT / "examples" / "ag_ui" / "app.py"
+#: Each example, its page's install line, and a module of its framework (of the demo
+#: extra for the bare SDK's) that the framework's own extra brings.
+EXAMPLE_EXTRAS = {
+    "ag_ui": ("demo", "fastapi"),
+    "langgraph": ("langgraph,demo", "ag_ui_langgraph"),
+    "pydantic_ai": ("pydantic-ai,demo", "pydantic_ai"),
+    "llama_index": ("llama-index,demo", "llama_index"),
+}
+
+
+@pytest.mark.parametrize("blocked", ["framework", "uvicorn"])
+@pytest.mark.parametrize("example", list(EXAMPLE_EXTRAS))
+def test_every_example_missing_a_piece_of_its_install_line_exits_2_naming_it(
+    example: str, blocked: str
+) -> None:
+    """The same status and one line whichever piece is missing (a framework's module fails
+    at import, the demo's uvicorn only when the command line checks it)."""
+    extras, framework_module = EXAMPLE_EXTRAS[example]
+    module = framework_module if blocked == "framework" else "uvicorn"
     done = _without(
-        ("fastapi",),
-        f"sys.argv = ['app.py']\nimport runpy\n"
-        f"runpy.run_path({str(example)!r}, run_name='__main__')",
+        (module,),
+        f"sys.argv = ['app.py', '--question', 'q']\nimport runpy\n"
+        f"runpy.run_path({str(ROOT / 'examples' / example / 'app.py')!r}, run_name='__main__')",
     )
-    assert done.returncode == 1
-    assert done.stderr == (
-        "fastapi is missing: pip install -e '.[demo]' in a clone of moca-agui "
-        "(once released: pip install 'moca-agui[demo]')\n"
-    )
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith(f"app.py: needs {module}")
+    assert done.stderr.endswith(f": {pip_install(extras)}\n") and done.stderr.count("\n") == 1
