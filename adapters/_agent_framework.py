@@ -54,8 +54,10 @@ class CitingAgentFrameworkAgent(AgentFrameworkAgent):
         Returns `cited`'s stream itself, not a generator around it: one hop less per event.
         A MESSAGES_SNAPSHOT replaces the client's messages (agent-framework-ag-ui 1.0 drops
         the text of a response that also called tools, and gives the rest a new id): the
-        messages it leaves out are not cited. The thread read is the one the client sent,
-        after the one the endpoint keeps if it keeps one (`snapshot_store=`).
+        messages it leaves out are not cited. The thread read is the one the model reads:
+        the client's, or the one the endpoint keeps (`snapshot_store=`) once it holds one
+        (`_after_kept_thread`); a thread a provider keeps (`use_service_session=True`
+        without a store) cannot be read: its default markers are left out.
         """
         options = options_of(self)
         this_run, results = self, _ToolResults()
@@ -75,10 +77,12 @@ class CitingAgentFrameworkAgent(AgentFrameworkAgent):
         events = super(CitingAgentFrameworkAgent, this_run).run(input_data, **kwargs)
         sent = input_data.get("messages") or ()  # the thread the client sent
         kept = _kept_thread(self, input_data)
-        if kept is None:
-            run.read_history(sent)
-        else:  # the endpoint keeps the thread: the model reads it, then what was sent
+        if kept is not None:  # the endpoint keeps the thread: the model reads it
             events = _after_kept_thread(events, run, sent, *kept)
+        elif getattr(self.config, "use_service_session", False):
+            run.read_kept_thread(None, sent)  # the provider's thread: not known here
+        else:
+            run.read_history(sent)
         cited_events = cited(events, CitationStream(run))
         return cast(AsyncGenerator[BaseEvent], cited_events)  # an async generator, as the parent's
 
@@ -112,17 +116,21 @@ async def _after_kept_thread(
     scope: str,
     thread_id: str,
 ) -> AsyncGenerator[BaseEvent]:
-    """`events`, once the run has read the thread the endpoint keeps, then the one the
-    client sent (a client may send only its new messages): the framework reads the same
-    snapshot when the run starts, and merges what was sent into it. A call both hold is
-    read once, where the kept thread has it (`read_history(kept=)`)."""
-    kept: list[Any] = []
+    """`events`, once the run has read the thread the model reads. The framework reads the
+    same snapshot when the run starts: with none stored yet, its model reads the client's
+    thread; else the stored one, then only the client's new question and its results of
+    calls the stored thread left open (`read_kept_thread`): a turn the client dropped or
+    edited still counts, one the store never held never does."""
+    kept: list[Any] | None = None
     try:
         snapshot = await store.get(scope=scope, thread_id=thread_id)
         kept = list(getattr(snapshot, "messages", None) or ())
     except Exception:
-        logger.exception("moca_agui: the endpoint's thread not read; the client's stands")
-    run.read_history(cast(Iterable[Any], sent), kept=kept)
+        logger.exception("moca_agui: the endpoint's thread not read")
+    if kept == []:
+        run.read_history(cast(Iterable[Any], sent))
+    else:
+        run.read_kept_thread(kept, cast(Iterable[Any], sent))
     try:
         async for event in events:
             yield event

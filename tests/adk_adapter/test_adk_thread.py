@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 from adk_support import A, C, _data, adk_agent, endpoint, llm_agent
 from thread_turns import (
+    KEPT_ANSWER,
     NUMBERED,
     Lookup,
     Steps,
@@ -22,6 +23,7 @@ from thread_turns import (
     new_thread_id,
     next_turn,
     numbered_over_three_turns,
+    resent_thread,
     search_hits,
     shown_markers,
 )
@@ -83,3 +85,13 @@ async def test_a_thread_new_to_the_session_service_is_read_from_the_history_it_s
 
 async def test_follow_ups_cite_earlier_sources_only_with_the_record_lookup_gives_now():
     await follow_ups(serve, post=post)
+
+
+async def test_a_client_that_drops_earlier_turns_gets_the_numbers_of_the_session_the_model_reads():
+    await resent_thread(serve, "trimmed", KEPT_ANSWER, post=post)
+
+
+async def test_earlier_turns_the_session_never_held_are_not_numbered():
+    """The client puts another thread's turn first: ag-ui-adk passes over messages it did
+    not process but the new question, so the model reads the session and that question."""
+    await resent_thread(serve, "longer", KEPT_ANSWER, post=post)

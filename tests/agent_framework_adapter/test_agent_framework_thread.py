@@ -7,7 +7,9 @@ back is never sent, and a source read again keeps its number."""
 
 from __future__ import annotations
 
+import inspect
 import json
+import logging
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -20,11 +22,23 @@ from agent_framework_ag_ui import (
     add_agent_framework_fastapi_endpoint,
 )
 from fastapi import FastAPI
-from thread_turns import Steps, follow_ups, get_node, numbered_over_three_turns, search_hits
+from thread_turns import (
+    KEPT_ANSWER,
+    LONGER_ANSWER,
+    TRIMMED_ANSWER,
+    B,
+    Steps,
+    cited,
+    follow_ups,
+    get_node,
+    numbered_over_three_turns,
+    resent_thread,
+    search_hits,
+)
 
 import moca_agui
 from moca_agui.demo.frameworks.agent_framework import ScriptedChatClient
-from support import Call, assert_valid_stream
+from support import Call, assert_valid_stream, ref, run_input
 
 
 def thread_client(steps: Steps) -> ScriptedChatClient:
@@ -103,3 +117,32 @@ async def test_an_endpoint_that_keeps_the_thread_numbers_on_for_a_client_sending
 
 async def test_an_endpoint_that_keeps_the_thread_numbers_on_for_a_client_sending_it_whole():
     await numbered_over_three_turns(serve_keeping_threads, post=post)
+
+
+async def test_an_endpoint_that_keeps_the_thread_numbers_it_whatever_the_client_sends():
+    """The store's thread, then only the client's new question: turns the client dropped
+    still count, another thread's turns it put first never do (the framework drops them)."""
+    await resent_thread(serve_keeping_threads, "trimmed", KEPT_ANSWER, post=post)
+    await resent_thread(serve_keeping_threads, "longer", KEPT_ANSWER, post=post)
+    await resent_thread(serve_keeping_threads, "moved", LONGER_ANSWER, post=post)  # none stored
+
+
+async def test_an_endpoint_that_keeps_no_thread_numbers_the_clients_as_sent():
+    await resent_thread(serve, "trimmed", TRIMMED_ANSWER, post=post)
+    await resent_thread(serve, "longer", LONGER_ANSWER, post=post)
+
+
+async def test_a_thread_the_provider_keeps_leaves_default_markers_out(caplog):
+    """`use_service_session=True` without a store: the provider's conversation is the
+    thread, which the endpoint cannot read, so a default marker may name any source."""
+    steps: Steps = {"q1": [Call("moca_search", {"query": "a.md b.md"}), f"A [1]; per {ref(B)}."]}
+    agent = chat_agent(thread_client(steps), tool(moca_search), tool(moca_get_node))
+    service = {"use_service_session": True}
+    if "service_session_id_from_thread_id" in inspect.signature(AgentFrameworkAgent).parameters:
+        service["service_session_id_from_thread_id"] = True  # else no session without a store
+    app = app_for(moca_agui.instrument(AgentFrameworkAgent(agent=agent, **service)))
+    with caplog.at_level(logging.WARNING, logger="moca_agui"):
+        stream = await post(app, run_input("q1", "run-1"))
+    assert cited(stream) == [{"record": B}]
+    said = [r.getMessage() for r in caplog.records if "could not be read" in r.getMessage()]
+    assert len(said) == 1 and "moca_agui.numbered" in said[0]
