@@ -32,7 +32,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from typing import Any, TypeVar, cast
 
 from ag_ui.core import BaseEvent, RunAgentInput
@@ -69,15 +69,10 @@ class ADKRun(CitationRun):
         self._failed: set[str] = set()  # ids of calls that raised
         self._sent = list(sent)  # the client's thread
 
-    def read_session(self, events: Iterable[Event] | None) -> None:
+    def read_session(self, events: Callable[[], Iterable[Event]]) -> None:
         """Read the thread the model reads, once, before the run's first result: the
-        session's events (None: no session to read)."""
-        kept: list[object] | None = None
-        try:
-            kept = None if events is None else list(_session_thread(events))
-        except Exception:
-            logger.exception("moca_agui: the ADK session's thread not read")
-        self.read_kept_thread(kept, self._sent)
+        session's events (`events()`)."""
+        self.read_kept_thread(lambda: list(_session_thread(events())), self._sent)
 
     def saw_event(self, event: Event) -> None:
         """An ADK event of this run: its id, and the model's calls in the order it made them."""
@@ -110,12 +105,7 @@ class _ADKRunPlugin(BasePlugin):
         self._run = run
 
     async def before_run_callback(self, *, invocation_context: InvocationContext) -> None:
-        try:
-            events = invocation_context.session.events
-        except Exception:
-            logger.exception("moca_agui: no ADK session to read")
-            events = None
-        self._run.read_session(events)
+        self._run.read_session(lambda: invocation_context.session.events)
 
     async def on_event_callback(
         self, *, invocation_context: InvocationContext, event: Event

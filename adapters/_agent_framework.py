@@ -130,7 +130,7 @@ async def _after_kept_thread(
     if kept == []:
         run.read_history(cast(Iterable[Any], sent))
     else:
-        run.read_kept_thread(kept, cast(Iterable[Any], sent))
+        run.read_kept_thread(None if kept is None else lambda: kept, cast(Iterable[Any], sent))
     try:
         async for event in events:
             yield event

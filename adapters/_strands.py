@@ -96,12 +96,9 @@ def _read_thread(event: BeforeInvocationEvent) -> None:
     run, sent = event.invocation_state.get(RUN_KEY), event.invocation_state.get(_SENT_KEY)
     if not isinstance(run, CitationRun) or not isinstance(sent, list):
         return
-    kept: list[object] | None = None
-    try:
-        kept = [*_thread(event.agent.messages), *_thread(event.messages or ())]
-    except Exception:
-        logger.exception("moca_agui: the Strands agent's thread not read")
-    run.read_kept_thread(kept, sent)
+    run.read_kept_thread(
+        lambda: [*_thread(event.agent.messages), *_thread(event.messages or ())], sent
+    )
 
 
 def _thread(messages: Iterable[Any]) -> Iterator[dict[str, Any]]:

@@ -161,29 +161,33 @@ class CitationRun:
         except Exception:
             logger.exception("moca_agui: the thread's earlier turns not read; this run's stand")
 
-    def read_kept_thread(self, kept: Iterable[object] | None, sent: Iterable[object]) -> None:
+    def read_kept_thread(
+        self, kept: Callable[[], Iterable[object]] | None, sent: Iterable[object]
+    ) -> None:
         """Take in the thread the model reads where the framework keeps it server-side and
         takes from the client only its new turns (ADK's session, a Strands agent's own
-        messages, Agent Framework's thread store): `kept`, as the model reads it, then the
-        client's `sent` answers to calls `kept` left open (`kept_then_answers`). A turn the
-        client sends that `kept` lacks (dropped, edited, another server's) never reaches
-        the model, so it is never numbered.
+        messages, Agent Framework's thread store): `kept()`, as the model reads it, then
+        the client's `sent` answers to calls it left open (`kept_then_answers`). A turn
+        the client sends that the kept thread lacks (dropped, edited, another server's)
+        never reaches the model, so it is never numbered.
 
         Read once: a framework may start its model more than once in a run (a batch of
-        tool results, then a question); later calls are passed over. Call it before the
-        run's first result.
+        tool results, then a question); later calls are passed over, `kept` not called.
+        Call it before the run's first result.
 
-        `kept` None: the kept thread could not be read. The model's numbers count on from
-        a thread the run does not know, so every default marker is left out (logged once).
+        `kept` None, or raising: the kept thread cannot be read. The model's numbers count
+        on from a thread the run does not know, so every default marker is left out
+        (logged once).
         """
         if self._thread_read:
             return
         self._thread_read = True
+        error: Exception | None = None
         if kept is not None:
             try:
-                thread = kept_then_answers(kept, sent)
-            except Exception:
-                logger.exception("moca_agui: the kept thread not read")
+                thread = kept_then_answers(kept(), sent)
+            except Exception as failed:
+                error = failed
             else:
                 self.read_history(thread)
                 return
@@ -192,7 +196,8 @@ class CitationRun:
             "moca_agui: the thread the model reads could not be read, so which source it "
             "numbered with a marker is not known: markers are left out of this run's "
             "citations; numbered tools (moca_agui.numbered) show the model each source's "
-            "marker"
+            "marker",
+            exc_info=error,
         )
 
     def numbered(self, tool_name: str, result: object) -> object:
