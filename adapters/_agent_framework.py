@@ -56,8 +56,8 @@ class CitingAgentFrameworkAgent(AgentFrameworkAgent):
         the text of a response that also called tools, and gives the rest a new id): the
         messages it leaves out are not cited. The thread read is the one the model reads:
         the client's, or the one the endpoint keeps (`snapshot_store=`) once it holds one
-        (`_after_kept_thread`); a thread a provider keeps (`use_service_session=True`
-        without a store) cannot be read: its default markers are left out.
+        (`_after_kept_thread`); a thread only a provider holds (`_provider_thread`) cannot
+        be read: its default markers are left out.
         """
         options = options_of(self)
         this_run, results = self, _ToolResults()
@@ -78,9 +78,10 @@ class CitingAgentFrameworkAgent(AgentFrameworkAgent):
         sent = input_data.get("messages") or ()  # the thread the client sent
         kept = _kept_thread(self, input_data)
         if kept is not None:  # the endpoint keeps the thread: the model reads it
-            events = _after_kept_thread(events, run, sent, *kept)
-        elif getattr(self.config, "use_service_session", False):
-            run.read_kept_thread(None, sent)  # the provider's thread: not known here
+            provider = _provider_thread(self, stored=True)
+            events = _after_kept_thread(events, run, sent, provider, *kept)
+        elif _provider_thread(self, stored=False):
+            run.read_kept_thread(None, sent)  # not known here
         else:
             run.read_history(sent)
         cited_events = cited(events, CitationStream(run))
@@ -108,29 +109,49 @@ def _kept_thread(agent: AgentFrameworkAgent, input_data: dict[str, Any]) -> tupl
     return store, scope, thread_id
 
 
+def _provider_thread(agent: AgentFrameworkAgent, *, stored: bool) -> bool:
+    """Whether, with no snapshot of the thread read (`stored`: the endpoint keeps them),
+    the model reads a thread only its provider holds: a service session
+    (`use_service_session=True`) continued under the thread's id (without a store it
+    must be; with one, `service_session_id_from_thread_id=True`), not a new one."""
+    try:
+        config = agent.config
+        if not getattr(config, "use_service_session", False):
+            return False
+        return not stored or bool(getattr(config, "service_session_id_from_thread_id", False))
+    except Exception:
+        logger.exception("moca_agui: cannot tell whether a provider keeps this thread")
+        return True
+
+
 async def _after_kept_thread(
     events: AsyncGenerator[BaseEvent],
     run: CitationRun,
     sent: object,
+    provider: bool,
     store: Any,
     scope: str,
     thread_id: str,
 ) -> AsyncGenerator[BaseEvent]:
     """`events`, once the run has read the thread the model reads. The framework reads the
     same snapshot when the run starts: with none stored yet, its model reads the client's
-    thread; else the stored one, then only the client's new question and its results of
-    calls the stored thread left open (`read_kept_thread`): a turn the client dropped or
-    edited still counts, one the store never held never does."""
+    thread (or, with `provider`, its provider's); else the stored one, then only the
+    client's new question and its results of calls the stored thread left open
+    (`read_kept_thread`): a turn the client dropped or edited still counts, one the store
+    never held never does."""
     kept: list[Any] | None = None
     try:
         snapshot = await store.get(scope=scope, thread_id=thread_id)
         kept = list(getattr(snapshot, "messages", None) or ())
     except Exception:
         logger.exception("moca_agui: the endpoint's thread not read")
-    if kept == []:
-        run.read_history(cast(Iterable[Any], sent))
+    thread = cast(Iterable[Any], sent)
+    if kept is None or kept:
+        run.read_kept_thread(None if kept is None else lambda: kept, thread)
+    elif provider:
+        run.read_kept_thread(None, thread)  # not known here
     else:
-        run.read_kept_thread(None if kept is None else lambda: kept, cast(Iterable[Any], sent))
+        run.read_history(thread)
     try:
         async for event in events:
             yield event

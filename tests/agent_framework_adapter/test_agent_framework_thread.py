@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import httpx
+import pytest
 from af_support import app_for, chat_agent, events_of
 from agent_framework import Content, Message, tool
 from agent_framework_ag_ui import (
@@ -78,12 +79,16 @@ def serve(steps: Steps, *, numbered: bool, **options: Any) -> Any:
 
 
 def serve_keeping_threads(steps: Steps, *, numbered: bool, **options: Any) -> Any:
+    return app_keeping_threads(cited_agent(steps, numbered, **options))
+
+
+def app_keeping_threads(agent: Any) -> FastAPI:
     """The endpoint with the framework's in-memory Thread Snapshot store, every request in
     one snapshot scope."""
     app = FastAPI()
     add_agent_framework_fastapi_endpoint(
         app,
-        cited_agent(steps, numbered, **options),
+        agent,
         "/",
         snapshot_store=InMemoryAGUIThreadSnapshotStore(),
         snapshot_scope_resolver=lambda request: "tests",
@@ -132,15 +137,20 @@ async def test_an_endpoint_that_keeps_no_thread_numbers_the_clients_as_sent():
     await resent_thread(serve, "longer", LONGER_ANSWER, post=post)
 
 
-async def test_a_thread_the_provider_keeps_leaves_default_markers_out(caplog):
-    """`use_service_session=True` without a store: the provider's conversation is the
-    thread, which the endpoint cannot read, so a default marker may name any source."""
+@pytest.mark.parametrize("store", [False, True])
+async def test_a_thread_only_the_provider_holds_leaves_default_markers_out(caplog, store):
+    """`use_service_session=True`, the thread's id naming the provider's conversation, and
+    no snapshot of it stored: the provider's conversation is the thread, which the
+    endpoint cannot read, so a default marker may name any source."""
     steps: Steps = {"q1": [Call("moca_search", {"query": "a.md b.md"}), f"A [1]; per {ref(B)}."]}
     agent = chat_agent(thread_client(steps), tool(moca_search), tool(moca_get_node))
-    service = {"use_service_session": True}
+    service: dict[str, Any] = {"use_service_session": True}
     if "service_session_id_from_thread_id" in inspect.signature(AgentFrameworkAgent).parameters:
-        service["service_session_id_from_thread_id"] = True  # else no session without a store
-    app = app_for(moca_agui.instrument(AgentFrameworkAgent(agent=agent, **service)))
+        service["service_session_id_from_thread_id"] = True
+    elif store:
+        pytest.skip("this agent-framework-ag-ui names no provider conversation by thread id")
+    runner = moca_agui.instrument(AgentFrameworkAgent(agent=agent, **service))
+    app = app_keeping_threads(runner) if store else app_for(runner)
     with caplog.at_level(logging.WARNING, logger="moca_agui"):
         stream = await post(app, run_input("q1", "run-1"))
     assert cited(stream) == [{"record": B}]
