@@ -194,8 +194,8 @@ class CitationRun:
         self._ledger.thread_unknown()
         logger.warning(
             "moca_agui: the thread the model reads could not be read, so which source it "
-            "numbered with a marker is not known: markers are left out of this run's "
-            "citations; numbered tools (moca_agui.numbered) show the model each source's "
+            "numbered with a marker is not known: this run's citations leave default "
+            "markers out; numbered tools (moca_agui.numbered) show the model each source's "
             "marker",
             exc_info=error,
         )
