@@ -307,28 +307,33 @@ def resent_steps(answer: str) -> Steps:
     }
 
 
-#: What the model writes on turn 2, by the thread it reads: the server's own (turn 1's A [1]
-#: and B [2], then C [3]), the client's with turn 1 dropped (this run's A [1] and C [2]),
-#: or the client's with turn 0 put first (D [1], A [2], B [3], C [4]).
-KEPT_ANSWER, TRIMMED_ANSWER, LONGER_ANSWER = "C [3]; A [1].", "C [2]; A [1].", "C [4]; A [2]."
+#: What the model writes on turn 2, by the thread it reads: one with turn 1 (the server's
+#: own, or the client's whole or edited one: A [1] and B [2], then C [3]), the client's
+#: with turn 1 dropped (this run's A [1] and C [2]), or the client's with turn 0 put first
+#: (D [1], A [2], B [3], C [4]).
+WHOLE_ANSWER, TRIMMED_ANSWER, LONGER_ANSWER = "C [3]; A [1].", "C [2]; A [1].", "C [4]; A [2]."
 
 
 async def resent_thread(
     serve: Serve, change: str, answer: str, *, post: Post = post, **options: Any
 ) -> None:
     """Turn 1 reads A and B; the client resends the thread changed (`change`: "trimmed",
-    turn 1 dropped; "longer", another thread's turn 0, which read D, put first; "moved":
-    that longer thread sent as a thread new to the server) with turn 2's question; the
-    model reads A and C and writes `answer`, as its thread numbers them (`KEPT_ANSWER`,
-    `TRIMMED_ANSWER`, `LONGER_ANSWER`). Each marker is cited as the source the model was
-    shown under it: C and A."""
+    turn 1 dropped; "edited", turn 1's question changed under its id; "longer", another
+    thread's turn 0, which read D, put first; "moved": that longer thread sent as a
+    thread new to the server) with turn 2's question; the model reads A and C and writes
+    `answer`, as its thread numbers them (`WHOLE_ANSWER`, `TRIMMED_ANSWER`,
+    `LONGER_ANSWER`). Each marker is cited as the source the model was shown under it:
+    C and A."""
     app = serve(resent_steps(answer), numbered=False, **options)
     other = run_input("q0", "run-0", thread_id=new_thread_id())
     turn_0 = after_run(other["messages"], await post(app, other))
     thread_id = new_thread_id()
     first = run_input("q1", "run-1", thread_id=thread_id)
     turn_1 = after_run(first["messages"], await post(app, first))
-    sent = [] if change == "trimmed" else [*turn_0, *turn_1]
+    sent = {
+        "trimmed": [],
+        "edited": [{**m, "content": "q1, edited"} if m["role"] == "user" else m for m in turn_1],
+    }.get(change, [*turn_0, *turn_1])
     thread_id = new_thread_id() if change == "moved" else thread_id
     stream = await post(app, next_turn(sent, "q2", "run-2", thread_id=thread_id))
     c, a = (f"[{digit}]" for digit in answer if digit.isdigit())

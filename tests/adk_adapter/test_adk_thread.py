@@ -12,8 +12,8 @@ from typing import Any
 import httpx
 from adk_support import A, C, _data, adk_agent, endpoint, llm_agent
 from thread_turns import (
-    KEPT_ANSWER,
     NUMBERED,
+    WHOLE_ANSWER,
     Lookup,
     Steps,
     after_run,
@@ -87,11 +87,13 @@ async def test_follow_ups_cite_earlier_sources_only_with_the_record_lookup_gives
     await follow_ups(serve, post=post)
 
 
-async def test_a_client_that_drops_earlier_turns_gets_the_numbers_of_the_session_the_model_reads():
-    await resent_thread(serve, "trimmed", KEPT_ANSWER, post=post)
+async def test_a_client_that_drops_or_edits_earlier_turns_gets_the_sessions_numbers():
+    """The model reads the session: its turns as they were, whatever the client resends."""
+    await resent_thread(serve, "trimmed", WHOLE_ANSWER, post=post)
+    await resent_thread(serve, "edited", WHOLE_ANSWER, post=post)
 
 
 async def test_earlier_turns_the_session_never_held_are_not_numbered():
     """The client puts another thread's turn first: ag-ui-adk passes over messages it did
     not process but the new question, so the model reads the session and that question."""
-    await resent_thread(serve, "longer", KEPT_ANSWER, post=post)
+    await resent_thread(serve, "longer", WHOLE_ANSWER, post=post)

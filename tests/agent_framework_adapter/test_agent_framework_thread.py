@@ -24,9 +24,9 @@ from agent_framework_ag_ui import (
 )
 from fastapi import FastAPI
 from thread_turns import (
-    KEPT_ANSWER,
     LONGER_ANSWER,
     TRIMMED_ANSWER,
+    WHOLE_ANSWER,
     B,
     Steps,
     cited,
@@ -127,13 +127,15 @@ async def test_an_endpoint_that_keeps_the_thread_numbers_on_for_a_client_sending
 async def test_an_endpoint_that_keeps_the_thread_numbers_it_whatever_the_client_sends():
     """The store's thread, then only the client's new question: turns the client dropped
     still count, another thread's turns it put first never do (the framework drops them)."""
-    await resent_thread(serve_keeping_threads, "trimmed", KEPT_ANSWER, post=post)
-    await resent_thread(serve_keeping_threads, "longer", KEPT_ANSWER, post=post)
+    await resent_thread(serve_keeping_threads, "trimmed", WHOLE_ANSWER, post=post)
+    await resent_thread(serve_keeping_threads, "edited", WHOLE_ANSWER, post=post)
+    await resent_thread(serve_keeping_threads, "longer", WHOLE_ANSWER, post=post)
     await resent_thread(serve_keeping_threads, "moved", LONGER_ANSWER, post=post)  # none stored
 
 
 async def test_an_endpoint_that_keeps_no_thread_numbers_the_clients_as_sent():
     await resent_thread(serve, "trimmed", TRIMMED_ANSWER, post=post)
+    await resent_thread(serve, "edited", WHOLE_ANSWER, post=post)
     await resent_thread(serve, "longer", LONGER_ANSWER, post=post)
 
 

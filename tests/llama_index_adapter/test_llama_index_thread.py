@@ -20,6 +20,7 @@ from thread_turns import (
     FOLLOW_UP,
     LONGER_ANSWER,
     TRIMMED_ANSWER,
+    WHOLE_ANSWER,
     C,
     Lookup,
     Steps,
@@ -119,4 +120,5 @@ async def test_an_earlier_result_that_is_no_python_literal_is_passed_over_not_ru
 async def test_a_trimmed_or_longer_thread_is_numbered_as_the_client_sent_it():
     """AGUIChatWorkflow keeps no thread: its model reads the client's, as sent."""
     await resent_thread(serve, "trimmed", TRIMMED_ANSWER, post=post_run)
+    await resent_thread(serve, "edited", WHOLE_ANSWER, post=post_run)
     await resent_thread(serve, "longer", LONGER_ANSWER, post=post_run)

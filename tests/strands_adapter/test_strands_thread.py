@@ -14,9 +14,9 @@ from typing import Any
 from strands import tool
 from strands_support import ScriptedModel, app_for, strands_agent
 from thread_turns import (
-    KEPT_ANSWER,
     LONGER_ANSWER,
     TRIMMED_ANSWER,
+    WHOLE_ANSWER,
     Steps,
     follow_ups,
     get_node,
@@ -67,6 +67,7 @@ async def test_follow_ups_cite_earlier_sources_only_with_the_record_lookup_gives
 async def test_a_trimmed_or_longer_thread_is_numbered_as_replayed_into_the_agent():
     """ag-ui-strands replays the client's thread into the agent: the model reads it as sent."""
     await resent_thread(serve, "trimmed", TRIMMED_ANSWER)
+    await resent_thread(serve, "edited", WHOLE_ANSWER)
     await resent_thread(serve, "longer", LONGER_ANSWER)
 
 
@@ -75,6 +76,7 @@ async def test_an_agent_keeping_its_own_history_numbers_it_whatever_the_client_s
     client dropped still count, turns the agent never held (another thread's, or a whole
     thread new to it) never do."""
     keeping = functools.partial(serve, replay=False)
-    await resent_thread(keeping, "trimmed", KEPT_ANSWER)
-    await resent_thread(keeping, "longer", KEPT_ANSWER)
+    await resent_thread(keeping, "trimmed", WHOLE_ANSWER)
+    await resent_thread(keeping, "edited", WHOLE_ANSWER)
+    await resent_thread(keeping, "longer", WHOLE_ANSWER)
     await resent_thread(keeping, "moved", TRIMMED_ANSWER)
