@@ -19,7 +19,7 @@ from collections.abc import AsyncGenerator, AsyncIterable, Awaitable, Iterable
 from typing import Any, TypeVar, cast
 
 from ag_ui.core import BaseEvent
-from agent_framework import Content, ResponseStream
+from agent_framework import Content, HistoryProvider, InMemoryHistoryProvider, ResponseStream
 from agent_framework_ag_ui import AgentFrameworkAgent
 
 from moca_agui import CitationOptions
@@ -56,8 +56,9 @@ class CitingAgentFrameworkAgent(AgentFrameworkAgent):
         the text of a response that also called tools, and gives the rest a new id): the
         messages it leaves out are not cited. The thread read is the one the model reads:
         the client's, or the one the endpoint keeps (`snapshot_store=`) once it holds one
-        (`_after_kept_thread`); a thread only a provider holds (`_provider_thread`) cannot
-        be read: its default markers are left out.
+        (`_after_kept_thread`); a thread only a provider holds (`_provider_thread`), or a
+        history the chat agent loads itself (`_loads_own_history`), cannot be read: its
+        default markers are left out.
         """
         options = options_of(self)
         this_run, results = self, _ToolResults()
@@ -77,7 +78,9 @@ class CitingAgentFrameworkAgent(AgentFrameworkAgent):
         events = super(CitingAgentFrameworkAgent, this_run).run(input_data, **kwargs)
         sent = input_data.get("messages") or ()  # the thread the client sent
         kept = _kept_thread(self, input_data)
-        if kept is not None:  # the endpoint keeps the thread: the model reads it
+        if _loads_own_history(self):
+            run.read_kept_thread(None, sent)  # not known here
+        elif kept is not None:  # the endpoint keeps the thread: the model reads it
             provider = _provider_thread(self, stored=True)
             events = _after_kept_thread(events, run, sent, provider, *kept)
         elif _provider_thread(self, stored=False):
@@ -121,6 +124,24 @@ def _provider_thread(agent: AgentFrameworkAgent, *, stored: bool) -> bool:
         return not stored or bool(getattr(config, "service_session_id_from_thread_id", False))
     except Exception:
         logger.exception("moca_agui: cannot tell whether a provider keeps this thread")
+        return True
+
+
+def _loads_own_history(agent: AgentFrameworkAgent) -> bool:
+    """Whether the chat agent loads a history of its own into each run, read by its model
+    before the thread it is given: a history provider that keeps it outside the run's
+    session (a file, a database). The in-memory one keeps it in the session, which
+    agent-framework-ag-ui makes anew for each run."""
+    try:
+        providers = getattr(agent.agent, "context_providers", None) or ()
+        return any(
+            isinstance(provider, HistoryProvider)
+            and provider.load_messages
+            and not isinstance(provider, InMemoryHistoryProvider)
+            for provider in providers
+        )
+    except Exception:
+        logger.exception("moca_agui: cannot tell whether the chat agent loads a history")
         return True
 
 

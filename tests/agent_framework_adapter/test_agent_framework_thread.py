@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 from af_support import app_for, chat_agent, events_of
-from agent_framework import Content, Message, tool
+from agent_framework import Agent, Content, FileHistoryProvider, Message, tool
 from agent_framework_ag_ui import (
     AgentFrameworkAgent,
     InMemoryAGUIThreadSnapshotStore,
@@ -153,6 +153,23 @@ async def test_a_thread_only_the_provider_holds_leaves_default_markers_out(caplo
         pytest.skip("this agent-framework-ag-ui names no provider conversation by thread id")
     runner = moca_agui.instrument(AgentFrameworkAgent(agent=agent, **service))
     app = app_keeping_threads(runner) if store else app_for(runner)
+    with caplog.at_level(logging.WARNING, logger="moca_agui"):
+        stream = await post(app, run_input("q1", "run-1"))
+    assert cited(stream) == [{"record": B}]
+    said = [r.getMessage() for r in caplog.records if "could not be read" in r.getMessage()]
+    assert len(said) == 1 and "moca_agui.numbered" in said[0]
+
+
+@pytest.mark.filterwarnings("ignore:.*FileHistoryProvider is experimental")
+async def test_a_history_the_chat_agent_loads_itself_leaves_default_markers_out(caplog, tmp_path):
+    """A history provider that keeps the thread in files: the model reads that history
+    before the thread it is given, and the endpoint cannot read it."""
+    steps: Steps = {"q1": [Call("moca_search", {"query": "a.md b.md"}), f"A [1]; per {ref(B)}."]}
+    tools = [tool(moca_search), tool(moca_get_node)]
+    agent = Agent(
+        thread_client(steps), tools=tools, context_providers=[FileHistoryProvider(tmp_path)]
+    )
+    app = app_for(moca_agui.instrument(AgentFrameworkAgent(agent=agent)))
     with caplog.at_level(logging.WARNING, logger="moca_agui"):
         stream = await post(app, run_input("q1", "run-1"))
     assert cited(stream) == [{"record": B}]
