@@ -32,7 +32,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import Any, TypeVar, cast
 
 from ag_ui.core import BaseEvent, RunAgentInput
@@ -69,10 +69,9 @@ class ADKRun(CitationRun):
         self._failed: set[str] = set()  # ids of calls that raised
         self._sent = list(sent)  # the client's thread
 
-    def read_session(self, events: Callable[[], Iterable[Event]]) -> None:
-        """Read the thread the model reads, once, before the run's first result: the
-        session's events (`events()`)."""
-        self.read_kept_thread(lambda: list(_session_thread(events())), self._sent)
+    def read_session(self, context: InvocationContext) -> None:
+        """Read the thread the model reads, once, before the run's first result."""
+        self.read_kept_thread(lambda: _model_thread(context), self._sent)
 
     def saw_event(self, event: Event) -> None:
         """An ADK event of this run: its id, and the model's calls in the order it made them."""
@@ -105,7 +104,7 @@ class _ADKRunPlugin(BasePlugin):
         self._run = run
 
     async def before_run_callback(self, *, invocation_context: InvocationContext) -> None:
-        self._run.read_session(lambda: invocation_context.session.events)
+        self._run.read_session(invocation_context)
 
     async def on_event_callback(
         self, *, invocation_context: InvocationContext, event: Event
@@ -169,6 +168,26 @@ class CitingADKAgent(ADKAgent):  # type: ignore[misc]
 def citing(target: T, options: CitationOptions) -> T:
     """A citing copy of an `ADKAgent` subclass or instance, with `options`."""
     return citing_variant(target, CitingADKAgent, options)
+
+
+def _model_thread(context: InvocationContext) -> list[dict[str, Any]] | None:
+    """The session's earlier turns the model reads (`_session_thread`): all of them, or
+    none where the run's agents read only the current turn (`include_contents="none"`);
+    None (not known) where some of them do and others do not."""
+    reads = {agent.include_contents for agent in _agents(context.agent)}
+    if reads == {"none"}:
+        return []
+    if "none" in reads:
+        return None
+    return list(_session_thread(context.session.events))
+
+
+def _agents(agent: Any) -> Iterator[Any]:
+    """The agents of a tree that build a model's contents (those with `include_contents`)."""
+    if hasattr(agent, "include_contents"):
+        yield agent
+    for sub_agent in getattr(agent, "sub_agents", None) or ():
+        yield from _agents(sub_agent)
 
 
 def _session_thread(events: Iterable[Event]) -> Iterator[dict[str, Any]]:

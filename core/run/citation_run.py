@@ -162,7 +162,7 @@ class CitationRun:
             logger.exception("moca_agui: the thread's earlier turns not read; this run's stand")
 
     def read_kept_thread(
-        self, kept: Callable[[], Iterable[object]] | None, sent: Iterable[object]
+        self, kept: Callable[[], Iterable[object] | None] | None, sent: Iterable[object]
     ) -> None:
         """Take in the thread the model reads where the framework keeps it server-side and
         takes from the client only its new turns (ADK's session, a Strands agent's own
@@ -175,9 +175,9 @@ class CitationRun:
         tool results, then a question); later calls are passed over, `kept` not called.
         Call it before the run's first result.
 
-        `kept` None, or raising: the kept thread cannot be read. The model's numbers count
-        on from a thread the run does not know, so every default marker is left out
-        (logged once).
+        `kept` None, or `kept()` None or raising: the thread the model reads cannot be
+        read. The model's numbers count on from a thread the run does not know, so every
+        default marker is left out (logged once).
         """
         if self._thread_read:
             return
@@ -185,12 +185,12 @@ class CitationRun:
         error: Exception | None = None
         if kept is not None:
             try:
-                thread = kept_then_answers(kept(), sent)
+                held = kept()
+                if held is not None:
+                    self.read_history(kept_then_answers(held, sent))
+                    return
             except Exception as failed:
                 error = failed
-            else:
-                self.read_history(thread)
-                return
         self._ledger.thread_unknown()
         logger.warning(
             "moca_agui: the thread the model reads could not be read, so which source it "
