@@ -15,10 +15,11 @@ plugin on the run's `Runner` (`_ADKRunPlugin`):
   snapshot get their own event under the snapshot's id.
 
 - `before_run_callback` reads the thread the model reads: ag-ui-adk keeps an ADK session
-  per thread and sends the model only the client's messages it has not processed, so a
-  client may send only its new question. The session's function calls and responses
-  (what the model was shown, with a numbered view's markers) come first, then the
-  client's messages the session does not hold.
+  per thread and appends to it only the client's new question (and results of calls it
+  left open); the model reads the session. So the session's function calls and
+  responses (what the model was shown, with a numbered view's markers) are the thread:
+  a turn the client dropped or edited still counts, one the session never held (another
+  server's, unless ag-ui-adk seeded it into a new session) never does.
 
 `ADKAgent` makes a new `Runner` per run in the background task (`_create_runner`); the
 run reaches it as the active run (`CitationRun.current()`), which `cite` sets while the
@@ -66,22 +67,11 @@ class ADKRun(CitationRun):
         #: The ids of this run's ADK events: the ids MESSAGES_SNAPSHOT names its answers by.
         self.event_ids: set[str] = set()
         self._failed: set[str] = set()  # ids of calls that raised
-        self._sent: list[object] | None = list(sent)  # the client's thread, until read
+        self._sent = list(sent)  # the client's thread
 
-    def read_session(self, events: Iterable[Event]) -> None:
-        """Read the thread the model reads, once, before the run's first result: the
-        session's earlier events, then the client's messages the session does not hold.
-        A session that cannot be read costs its earlier sources only."""
-        sent, self._sent = self._sent, None
-        if sent is None:  # read already: a later batch of the same run
-            return
-        kept: list[object] | None
-        try:
-            kept = list(_session_thread(events))
-        except Exception:
-            logger.exception("moca_agui: the ADK session's thread not read; the client's stands")
-            kept = None
-        self.read_history(sent, kept=kept)
+    def read_session(self, context: InvocationContext) -> None:
+        """Read the thread the model reads, once, before the run's first result."""
+        self.read_kept_thread(lambda: _model_thread(context), self._sent)
 
     def saw_event(self, event: Event) -> None:
         """An ADK event of this run: its id, and the model's calls in the order it made them."""
@@ -114,12 +104,7 @@ class _ADKRunPlugin(BasePlugin):
         self._run = run
 
     async def before_run_callback(self, *, invocation_context: InvocationContext) -> None:
-        try:
-            events = invocation_context.session.events
-        except Exception:
-            logger.exception("moca_agui: no ADK session to read; the client's thread stands")
-            events = []
-        self._run.read_session(events)
+        self._run.read_session(invocation_context)
 
     async def on_event_callback(
         self, *, invocation_context: InvocationContext, event: Event
@@ -183,6 +168,26 @@ class CitingADKAgent(ADKAgent):  # type: ignore[misc]
 def citing(target: T, options: CitationOptions) -> T:
     """A citing copy of an `ADKAgent` subclass or instance, with `options`."""
     return citing_variant(target, CitingADKAgent, options)
+
+
+def _model_thread(context: InvocationContext) -> list[dict[str, Any]] | None:
+    """The session's earlier turns the model reads (`_session_thread`): all of them, or
+    none where the run's agents read only the current turn (`include_contents="none"`);
+    None (not known) where some of them do and others do not."""
+    reads = {agent.include_contents for agent in _agents(context.agent)}
+    if reads == {"none"}:
+        return []
+    if "none" in reads:
+        return None
+    return list(_session_thread(context.session.events))
+
+
+def _agents(agent: Any) -> Iterator[Any]:
+    """The agents of a tree that build a model's contents (those with `include_contents`)."""
+    if hasattr(agent, "include_contents"):
+        yield agent
+    for sub_agent in getattr(agent, "sub_agents", None) or ():
+        yield from _agents(sub_agent)
 
 
 def _session_thread(events: Iterable[Event]) -> Iterator[dict[str, Any]]:

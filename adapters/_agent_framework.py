@@ -19,7 +19,7 @@ from collections.abc import AsyncGenerator, AsyncIterable, Awaitable, Iterable
 from typing import Any, TypeVar, cast
 
 from ag_ui.core import BaseEvent
-from agent_framework import Content, ResponseStream
+from agent_framework import Content, HistoryProvider, InMemoryHistoryProvider, ResponseStream
 from agent_framework_ag_ui import AgentFrameworkAgent
 
 from moca_agui import CitationOptions
@@ -54,8 +54,11 @@ class CitingAgentFrameworkAgent(AgentFrameworkAgent):
         Returns `cited`'s stream itself, not a generator around it: one hop less per event.
         A MESSAGES_SNAPSHOT replaces the client's messages (agent-framework-ag-ui 1.0 drops
         the text of a response that also called tools, and gives the rest a new id): the
-        messages it leaves out are not cited. The thread read is the one the client sent,
-        after the one the endpoint keeps if it keeps one (`snapshot_store=`).
+        messages it leaves out are not cited. The thread read is the one the model reads:
+        the client's, or the one the endpoint keeps (`snapshot_store=`) once it holds one
+        (`_after_kept_thread`); a thread only a provider holds (`_provider_thread`), or a
+        history the chat agent loads itself (`_loads_own_history`), cannot be read: its
+        default markers are left out.
         """
         options = options_of(self)
         this_run, results = self, _ToolResults()
@@ -75,10 +78,15 @@ class CitingAgentFrameworkAgent(AgentFrameworkAgent):
         events = super(CitingAgentFrameworkAgent, this_run).run(input_data, **kwargs)
         sent = input_data.get("messages") or ()  # the thread the client sent
         kept = _kept_thread(self, input_data)
-        if kept is None:
+        if _loads_own_history(self):
+            run.read_kept_thread(None, sent)  # not known here
+        elif kept is not None:  # the endpoint keeps the thread: the model reads it
+            provider = _provider_thread(self, stored=True)
+            events = _after_kept_thread(events, run, sent, provider, *kept)
+        elif _provider_thread(self, stored=False):
+            run.read_kept_thread(None, sent)  # not known here
+        else:
             run.read_history(sent)
-        else:  # the endpoint keeps the thread: the model reads it, then what was sent
-            events = _after_kept_thread(events, run, sent, *kept)
         cited_events = cited(events, CitationStream(run))
         return cast(AsyncGenerator[BaseEvent], cited_events)  # an async generator, as the parent's
 
@@ -104,25 +112,67 @@ def _kept_thread(agent: AgentFrameworkAgent, input_data: dict[str, Any]) -> tupl
     return store, scope, thread_id
 
 
+def _provider_thread(agent: AgentFrameworkAgent, *, stored: bool) -> bool:
+    """Whether, with no snapshot of the thread read (`stored`: the endpoint keeps them),
+    the model reads a thread only its provider holds: a service session
+    (`use_service_session=True`) continued under the thread's id (without a store it
+    must be; with one, `service_session_id_from_thread_id=True`), not a new one."""
+    try:
+        config = agent.config
+        if not getattr(config, "use_service_session", False):
+            return False
+        return not stored or bool(getattr(config, "service_session_id_from_thread_id", False))
+    except Exception:
+        logger.exception("moca_agui: cannot tell whether a provider keeps this thread")
+        return True
+
+
+def _loads_own_history(agent: AgentFrameworkAgent) -> bool:
+    """Whether the chat agent loads a history of its own into each run, read by its model
+    before the thread it is given: a history provider that keeps it outside the run's
+    session (a file, a database). The in-memory one keeps it in the session, which
+    agent-framework-ag-ui makes anew for each run."""
+    try:
+        providers = getattr(agent.agent, "context_providers", None) or ()
+        return any(
+            isinstance(provider, HistoryProvider)
+            and provider.load_messages
+            and not isinstance(provider, InMemoryHistoryProvider)
+            for provider in providers
+        )
+    except Exception:
+        logger.exception("moca_agui: cannot tell whether the chat agent loads a history")
+        return True
+
+
 async def _after_kept_thread(
     events: AsyncGenerator[BaseEvent],
     run: CitationRun,
     sent: object,
+    provider: bool,
     store: Any,
     scope: str,
     thread_id: str,
 ) -> AsyncGenerator[BaseEvent]:
-    """`events`, once the run has read the thread the endpoint keeps, then the one the
-    client sent (a client may send only its new messages): the framework reads the same
-    snapshot when the run starts, and merges what was sent into it. A call both hold is
-    read once, where the kept thread has it (`read_history(kept=)`)."""
-    kept: list[Any] = []
+    """`events`, once the run has read the thread the model reads. The framework reads the
+    same snapshot when the run starts: with none stored yet, its model reads the client's
+    thread (or, with `provider`, its provider's); else the stored one, then only the
+    client's new question and its results of calls the stored thread left open
+    (`read_kept_thread`): a turn the client dropped or edited still counts, one the store
+    never held never does."""
+    kept: list[Any] | None = None
     try:
         snapshot = await store.get(scope=scope, thread_id=thread_id)
         kept = list(getattr(snapshot, "messages", None) or ())
     except Exception:
-        logger.exception("moca_agui: the endpoint's thread not read; the client's stands")
-    run.read_history(cast(Iterable[Any], sent), kept=kept)
+        logger.exception("moca_agui: the endpoint's thread not read")
+    thread = cast(Iterable[Any], sent)
+    if kept is None or kept:
+        run.read_kept_thread(None if kept is None else lambda: kept, thread)
+    elif provider:
+        run.read_kept_thread(None, thread)  # not known here
+    else:
+        run.read_history(thread)
     try:
         async for event in events:
             yield event

@@ -17,11 +17,12 @@ Strands' concurrent executor finished them. Only the run's own state carries any
 between the two: the hook holds nothing.
 
 The thread the model reads is the per-thread agent's messages: ag-ui-strands replays the
-client's messages into them (`replay_history_into_strands`, the default), or the agent
-keeps its own history (replay off, or a session manager) and the client may send only
-its new question. So `ReaderResults` reads the thread at Strands' `BeforeInvocationEvent`,
-once per run: the agent's messages and the invocation's new ones (their toolUse and
-toolResult blocks), then the client's messages they do not hold.
+client's messages into them (`replay_history_into_strands`, the default: a trimmed or
+edited thread is read as sent), or the agent keeps its own history (replay off, or a
+session manager) and takes from the client only its new question: a turn the client
+dropped or edited still counts, one the agent never held never does. So `ReaderResults`
+reads the thread at Strands' `BeforeInvocationEvent`, once per run: the agent's messages
+and the invocation's new ones (their toolUse and toolResult blocks).
 """
 
 from __future__ import annotations
@@ -48,21 +49,8 @@ A = TypeVar("A")
 
 #: Where a run's `CitationRun` rides in the Strands `invocation_state`.
 RUN_KEY = "moca_agui.run"
-#: Where the client's messages ride in it, until the thread is read (`_Sent`).
+#: Where the client's messages ride in it, for the hook that reads the thread.
 _SENT_KEY = "moca_agui.sent"
-
-
-class _Sent:
-    """The client's messages of one run, taken once: when the thread is first read."""
-
-    __slots__ = ("messages",)
-
-    def __init__(self, messages: Iterable[object]) -> None:
-        self.messages: list[object] | None = list(messages)
-
-    def take(self) -> list[object] | None:
-        messages, self.messages = self.messages, None
-        return messages
 
 
 class CitingStrandsAgent(StrandsAgent):  # type: ignore[misc]
@@ -81,7 +69,7 @@ class CitingStrandsAgent(StrandsAgent):  # type: ignore[misc]
         """
         run = CitationRun(options_of(self), reads_tool_call_results=False)  # the hook reads them
         # The hook reads the thread once the per-thread agent holds it (`_read_thread`).
-        sent = _Sent(input_data.messages or ())
+        sent = list(input_data.messages or ())
         state = {**(invocation_state or {}), RUN_KEY: run, _SENT_KEY: sent}
         return cite(super().run(input_data, invocation_state=state), run=run)
 
@@ -104,20 +92,13 @@ READER_RESULTS = ReaderResults()
 
 def _read_thread(event: BeforeInvocationEvent) -> None:
     """Read the thread the model reads on this turn, once per run, before its first result:
-    the agent's messages, the invocation's new ones, then the client's they do not hold."""
+    the agent's messages and the invocation's new ones."""
     run, sent = event.invocation_state.get(RUN_KEY), event.invocation_state.get(_SENT_KEY)
-    if not isinstance(run, CitationRun) or not isinstance(sent, _Sent):
+    if not isinstance(run, CitationRun) or not isinstance(sent, list):
         return
-    messages = sent.take()
-    if messages is None:  # read already: a later invocation of the same run
-        return
-    kept: list[object] | None
-    try:
-        kept = [*_thread(event.agent.messages), *_thread(event.messages or ())]
-    except Exception:
-        logger.exception("moca_agui: the Strands agent's thread not read; the client's stands")
-        kept = None
-    run.read_history(messages, kept=kept)
+    run.read_kept_thread(
+        lambda: [*_thread(event.agent.messages), *_thread(event.messages or ())], sent
+    )
 
 
 def _thread(messages: Iterable[Any]) -> Iterator[dict[str, Any]]:

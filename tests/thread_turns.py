@@ -20,6 +20,7 @@ import httpx
 from support import Call, assert_valid_stream, citation_events, parse_sse, record, ref, run_input
 
 A, B, C = record("a.md"), record("b.md"), record("c.md")
+D = record("d.md")  # read only in another thread
 #: What the Reader answers for a and b now: the same nodes, a newer trust.
 A_NOW, B_NOW = record("a.md", stale=True), record("b.md", contested=True)
 FORGED_TITLE = "A forged title"
@@ -220,13 +221,13 @@ FOLLOW_UP: Steps = {
 
 
 def search_hits(query: str) -> dict[str, Any]:
-    """The Reader's `moca_search` over A, B, C: the nodes whose path the query names."""
-    return {"query": query, "results": [r for r in (A, B, C) if r["node"]["path"] in query]}
+    """The Reader's `moca_search` over A, B, C, D: the nodes whose path the query names."""
+    return {"query": query, "results": [r for r in (A, B, C, D) if r["node"]["path"] in query]}
 
 
 def get_node(node_id: str) -> dict[str, Any]:
-    """The Reader's `moca_get_node` over A, B, C."""
-    return {ref(r): r for r in (A, B, C)}.get(node_id) or {"error": f"no node {node_id}"}
+    """The Reader's `moca_get_node` over A, B, C, D."""
+    return {ref(r): r for r in (A, B, C, D)}.get(node_id) or {"error": f"no node {node_id}"}
 
 
 async def post(app: Any, body: dict[str, Any], path: str = "/") -> list[dict[str, Any]]:
@@ -291,3 +292,49 @@ async def follow_ups(serve: Serve, *, post: Post = post) -> None:
     assert await follow_up(serve, None, post=post) == [{"marker": "[3]", "record": C}]
     assert await follow_up(serve, None, forge=ref(A), post=post) == [{"marker": "[3]", "record": C}]
     assert await follow_up(serve, Lookup(A_NOW, B_NOW), forge=ref(A), post=post) == later
+
+
+# -- a thread the client resends changed, while the server may keep its own ------------
+
+
+def resent_steps(answer: str) -> Steps:
+    """Turn 0 (of another thread) reads D; turn 1 reads A and B; turn 2 reads A and C and
+    writes `answer`."""
+    return {
+        "q0": [Call("moca_get_node", {"node_id": ref(D)}, "t0-call"), "D [1]."],
+        "q1": READ_A_AND_B,
+        "q2": [Call("moca_search", {"query": "c.md a.md"}, "t2-call"), answer],
+    }
+
+
+#: What the model writes on turn 2, by the thread it reads: one with turn 1 (the server's
+#: own, or the client's whole or edited one: A [1] and B [2], then C [3]), the client's
+#: with turn 1 dropped (this run's A [1] and C [2]), or the client's with turn 0 put first
+#: (D [1], A [2], B [3], C [4]).
+WHOLE_ANSWER, TRIMMED_ANSWER, LONGER_ANSWER = "C [3]; A [1].", "C [2]; A [1].", "C [4]; A [2]."
+
+
+async def resent_thread(
+    serve: Serve, change: str, answer: str, *, post: Post = post, **options: Any
+) -> None:
+    """Turn 1 reads A and B; the client resends the thread changed (`change`: "trimmed",
+    turn 1 dropped; "edited", turn 1's question changed under its id; "longer", another
+    thread's turn 0, which read D, put first; "moved": that longer thread sent as a
+    thread new to the server) with turn 2's question; the model reads A and C and writes
+    `answer`, as its thread numbers them (`WHOLE_ANSWER`, `TRIMMED_ANSWER`,
+    `LONGER_ANSWER`). Each marker is cited as the source the model was shown under it:
+    C and A."""
+    app = serve(resent_steps(answer), numbered=False, **options)
+    other = run_input("q0", "run-0", thread_id=new_thread_id())
+    turn_0 = after_run(other["messages"], await post(app, other))
+    thread_id = new_thread_id()
+    first = run_input("q1", "run-1", thread_id=thread_id)
+    turn_1 = after_run(first["messages"], await post(app, first))
+    sent = {
+        "trimmed": [],
+        "edited": [{**m, "content": "q1, edited"} if m["role"] == "user" else m for m in turn_1],
+    }.get(change, [*turn_0, *turn_1])
+    thread_id = new_thread_id() if change == "moved" else thread_id
+    stream = await post(app, next_turn(sent, "q2", "run-2", thread_id=thread_id))
+    c, a = (f"[{digit}]" for digit in answer if digit.isdigit())
+    assert cited(stream) == [{"marker": c, "record": C}, {"marker": a, "record": A}]

@@ -4,7 +4,9 @@ AG-UI clients send the whole thread with each run (`RunAgentInput.messages`): as
 messages with their `toolCalls`, and `tool` messages with each call's result. Where the
 framework keeps the thread server-side (a checkpoint, a session, an agent's own history),
 a client may send only its new messages: the model reads the kept thread, then those
-(`kept_then_sent`). What a result holds is the client's (or the store's) word, so only
+(`kept_then_sent`); a framework that takes from the client only its new turns hands its
+model the kept thread and the client's answers to the calls it left open
+(`kept_then_answers`). What a result holds is the client's (or the store's) word, so only
 what the model was shown counts here (which nodes, in which order, with which markers),
 never a record.
 """
@@ -14,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
-__all__ = ["EarlierResult", "earlier_results", "kept_then_sent"]
+__all__ = ["EarlierResult", "earlier_results", "kept_then_answers", "kept_then_sent"]
 
 
 class EarlierResult(NamedTuple):
@@ -111,6 +113,32 @@ def kept_then_sent(kept: Iterable[object], sent: Iterable[object]) -> list[objec
             ]
             thread.append({"role": "assistant", "toolCalls": own})
         elif role != "tool" or _field(message, "tool_call_id", "toolCallId") not in answered:
+            thread.append(message)
+    return thread
+
+
+def kept_then_answers(kept: Iterable[object], sent: Iterable[object]) -> list[object]:
+    """The thread the model reads where the framework keeps it and takes from the client
+    only its new turns (ADK's session, a Strands agent's own messages, Agent Framework's
+    thread store): the kept messages (wire dicts or `ag_ui.core` messages, in its order),
+    then the client's `sent` results of calls the kept thread made and left unanswered
+    (a frontend tool's). Any other message of `sent` the kept thread lacks (a turn the
+    client dropped, edited or brought from another server) never reaches the model."""
+    thread = list(kept)
+    calls: set[object] = set()
+    answered: set[object] = set()
+    for message in thread:
+        role = _field(message, "role", "role")
+        if role == "assistant":
+            for call in _field(message, "tool_calls", "toolCalls") or ():
+                calls.add(_field(call, "id", "id"))
+        elif role == "tool":
+            answered.add(_field(message, "tool_call_id", "toolCallId"))
+    open_calls = calls - answered - {None}
+    for message in sent:
+        call_id = _field(message, "tool_call_id", "toolCallId")
+        if _field(message, "role", "role") == "tool" and call_id in open_calls:
+            open_calls.discard(call_id)
             thread.append(message)
     return thread
 

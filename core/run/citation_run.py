@@ -19,7 +19,7 @@ from ag_ui.core import CustomEvent
 from ..options import CitationOptions
 from ..plugins.numbered import ACTIVE_RUN
 from ..records.event import citations_event
-from ..records.history import earlier_results, kept_then_sent
+from ..records.history import earlier_results, kept_then_answers, kept_then_sent
 from .checks import Checks
 from .hooks import Hooks
 from .intake import Intake
@@ -63,6 +63,7 @@ class CitationRun:
         #: carried the value and the event that follows send the same records
         self._made: dict[str, tuple[str, CustomEvent | None]] = {}
         self._ended = False
+        self._thread_read = False  # `read_kept_thread` was called
         self._after: Callable[[], CitationRun | None] | None = None
 
     @property
@@ -159,6 +160,45 @@ class CitationRun:
                 self._intake.earlier(result)
         except Exception:
             logger.exception("moca_agui: the thread's earlier turns not read; this run's stand")
+
+    def read_kept_thread(
+        self, kept: Callable[[], Iterable[object] | None] | None, sent: Iterable[object]
+    ) -> None:
+        """Take in the thread the model reads where the framework keeps it server-side and
+        takes from the client only its new turns (ADK's session, a Strands agent's own
+        messages, Agent Framework's thread store): `kept()`, as the model reads it, then
+        the client's `sent` answers to calls it left open (`kept_then_answers`). A turn
+        the client sends that the kept thread lacks (dropped, edited, another server's)
+        never reaches the model, so it is never numbered.
+
+        Read once: a framework may start its model more than once in a run (a batch of
+        tool results, then a question); later calls are passed over, `kept` not called.
+        Call it before the run's first result.
+
+        `kept` None, or `kept()` None or raising: the thread the model reads cannot be
+        read. The model's numbers count on from a thread the run does not know, so every
+        default marker is left out (logged once).
+        """
+        if self._thread_read:
+            return
+        self._thread_read = True
+        error: Exception | None = None
+        if kept is not None:
+            try:
+                held = kept()
+                if held is not None:
+                    self.read_history(kept_then_answers(held, sent))
+                    return
+            except Exception as failed:
+                error = failed
+        self._ledger.thread_unknown()
+        logger.warning(
+            "moca_agui: the thread the model reads could not be read, so which source it "
+            "numbered with a marker is not known: this run's citations leave default "
+            "markers out; numbered tools (moca_agui.numbered) show the model each source's "
+            "marker",
+            exc_info=error,
+        )
 
     def numbered(self, tool_name: str, result: object) -> object:
         """What the model reads of a Reader result: each source beside its run-wide

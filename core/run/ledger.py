@@ -18,7 +18,8 @@ or starts): the order the model read one turn's results in is then not known
 (`order_unknown`), in this run or in the earlier turns the client recorded from such a
 wire, or in an earlier turn whose results the thread lists in another order than their
 calls (`add_earlier(in_order=False)`). An entry whose place may differ between the orders
-such a turn's results could have been read in has no known number (`unsure`).
+such a turn's results could have been read in has no known number (`unsure`). Where the
+thread the model reads could not be read at all (`thread_unknown`), no entry has one.
 """
 
 from __future__ import annotations
@@ -72,6 +73,7 @@ class Ledger:
         "_ordered",
         "_results",
         "_shown",
+        "_thread_known",
         "_thread_ordered",
         "_turns",
         "_unordered_turns",
@@ -81,6 +83,7 @@ class Ledger:
     def __init__(self) -> None:
         self._ordered = True  # whether this run's calls are announced in the model's order
         self._thread_ordered = True  # and whether the thread holds earlier turns' so
+        self._thread_known = True  # whether the thread the model reads was read
         self._calls: dict[str, int] = {}  # tool call id -> its place in the model's order
         self._earlier: list[Entry] = []  # the thread's entries, in the order the model read them
         #: the thread's results, each as its entries, by turn (read only when an order is not known)
@@ -100,6 +103,18 @@ class Ledger:
             self._thread_ordered = False
             self._ordered = self._ordered and not this_run
             self._order = None
+
+    def thread_unknown(self) -> None:
+        """The thread the model reads could not be read: how many sources it numbered
+        before this run's is not known, so no entry's default number is."""
+        with self._lock:
+            self._thread_known = False
+            self._unsure = None
+
+    @property
+    def thread_known(self) -> bool:
+        """Whether the thread the model reads was read (`thread_unknown`)."""
+        return self._thread_known
 
     @property
     def order_known(self) -> tuple[bool, bool]:
@@ -174,6 +189,8 @@ class Ledger:
         turn's results could have been read in (none when every turn's order is known):
         the default marker of such an entry depends on an order no one knows."""
         order = self.entries()
+        if not self._thread_known:
+            return frozenset(seen.entry for seen in order)
         if self._ordered and self._thread_ordered and not self._unordered_turns:
             return frozenset()
         cached = self._unsure

@@ -73,7 +73,7 @@ class Resolver:
         table, unsure = self._marker_table(seen, by_entry)
         markers = {marker: entry.ref for marker, entry in table.items()}
         first: dict[Entry, str | None] = {}  # entry -> marker, in order of first mention
-        if report:
+        if report and self._ledger.thread_known:  # an unknown thread was logged once
             for marker in dict.fromkeys(mention.marker for mention in find_markers(text, unsure)):
                 logger.warning(
                     "moca_agui: left out the marker %s: the service sends parallel Reader "

@@ -86,8 +86,8 @@ def _question(contents: list[types.Content]) -> tuple[str, int]:
     return question, answered
 
 
-def llm_agent(script: Script | Callable[[str], Script], *tools: Any) -> LlmAgent:
-    return LlmAgent(name="assistant", model=Scripted(script=script), tools=list(tools))
+def llm_agent(script: Script | Callable[[str], Script], *tools: Any, **kw: Any) -> LlmAgent:
+    return LlmAgent(name="assistant", model=Scripted(script=script), tools=list(tools), **kw)
 
 
 def adk_agent(root: LlmAgent, **kw: Any) -> ADKAgent:

@@ -7,12 +7,15 @@ the client sends back is never sent, a source read again keeps its number."""
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any
 
 import httpx
-from adk_support import A, C, _data, adk_agent, endpoint, llm_agent
+from adk_support import A, B, C, _data, adk_agent, endpoint, llm_agent
 from thread_turns import (
     NUMBERED,
+    TRIMMED_ANSWER,
+    WHOLE_ANSWER,
     Lookup,
     Steps,
     after_run,
@@ -22,12 +25,13 @@ from thread_turns import (
     new_thread_id,
     next_turn,
     numbered_over_three_turns,
+    resent_thread,
     search_hits,
     shown_markers,
 )
 
 import moca_agui
-from support import assert_valid_stream, run_input
+from support import Call, assert_valid_stream, ref, run_input
 
 
 def moca_search(query: str) -> dict[str, Any]:
@@ -40,10 +44,13 @@ def moca_get_node(node_id: str) -> dict[str, Any]:
     return get_node(node_id)
 
 
-def serve(steps: Steps, *, numbered: bool, **options: Any) -> Any:
+def serve(steps: Steps, *, numbered: bool, contents: str = "default", **options: Any) -> Any:
+    """`contents="none"`: the model reads only the current turn (ADK's `include_contents`)."""
     tools = [moca_search, moca_get_node]
     root = llm_agent(
-        lambda q: [[step] for step in steps[q]], *(moca_agui.numbered(tools) if numbered else tools)
+        lambda q: [[step] for step in steps[q]],
+        *(moca_agui.numbered(tools) if numbered else tools),
+        include_contents=contents,
     )
     return endpoint(moca_agui.instrument(adk_agent(root), **options))
 
@@ -83,3 +90,36 @@ async def test_a_thread_new_to_the_session_service_is_read_from_the_history_it_s
 
 async def test_follow_ups_cite_earlier_sources_only_with_the_record_lookup_gives_now():
     await follow_ups(serve, post=post)
+
+
+async def test_a_client_that_drops_or_edits_earlier_turns_gets_the_sessions_numbers():
+    """The model reads the session: its turns as they were, whatever the client resends."""
+    await resent_thread(serve, "trimmed", WHOLE_ANSWER, post=post)
+    await resent_thread(serve, "edited", WHOLE_ANSWER, post=post)
+
+
+async def test_earlier_turns_the_session_never_held_are_not_numbered():
+    """The client puts another thread's turn first: ag-ui-adk passes over messages it did
+    not process but the new question, so the model reads the session and that question."""
+    await resent_thread(serve, "longer", WHOLE_ANSWER, post=post)
+
+
+async def test_an_agent_that_reads_only_the_current_turn_numbers_from_it():
+    """`include_contents="none"`: the model reads none of the session's earlier turns."""
+    await resent_thread(serve, "longer", TRIMMED_ANSWER, post=post, contents="none")
+
+
+async def test_agents_that_differ_in_what_they_read_leave_default_markers_out(caplog):
+    """One agent of the tree reads the whole session, another only the current turn: which
+    sources a marker counts over is not known."""
+    steps: Steps = {"q1": [Call("moca_search", {"query": "a.md b.md"}), f"A [1]; per {ref(B)}."]}
+    script = lambda q: [[step] for step in steps[q]]  # noqa: E731
+    helper = llm_agent(script, include_contents="none")
+    helper.name = "helper"
+    root = llm_agent(script, moca_search, moca_get_node, sub_agents=[helper])
+    app = endpoint(moca_agui.instrument(adk_agent(root)))
+    with caplog.at_level(logging.WARNING, logger="moca_agui"):
+        stream = await post(app, run_input("q1", "run-1", thread_id=new_thread_id()))
+    assert cited(stream) == [{"record": B}]
+    said = [r.getMessage() for r in caplog.records if "could not be read" in r.getMessage()]
+    assert len(said) == 1 and "moca_agui.numbered" in said[0]

@@ -7,24 +7,39 @@ back is never sent, and a source read again keeps its number."""
 
 from __future__ import annotations
 
+import inspect
 import json
+import logging
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import httpx
+import pytest
 from af_support import app_for, chat_agent, events_of
-from agent_framework import Content, Message, tool
+from agent_framework import Agent, Content, FileHistoryProvider, Message, tool
 from agent_framework_ag_ui import (
     AgentFrameworkAgent,
     InMemoryAGUIThreadSnapshotStore,
     add_agent_framework_fastapi_endpoint,
 )
 from fastapi import FastAPI
-from thread_turns import Steps, follow_ups, get_node, numbered_over_three_turns, search_hits
+from thread_turns import (
+    LONGER_ANSWER,
+    TRIMMED_ANSWER,
+    WHOLE_ANSWER,
+    B,
+    Steps,
+    cited,
+    follow_ups,
+    get_node,
+    numbered_over_three_turns,
+    resent_thread,
+    search_hits,
+)
 
 import moca_agui
 from moca_agui.demo.frameworks.agent_framework import ScriptedChatClient
-from support import Call, assert_valid_stream
+from support import Call, assert_valid_stream, ref, run_input
 
 
 def thread_client(steps: Steps) -> ScriptedChatClient:
@@ -64,12 +79,16 @@ def serve(steps: Steps, *, numbered: bool, **options: Any) -> Any:
 
 
 def serve_keeping_threads(steps: Steps, *, numbered: bool, **options: Any) -> Any:
+    return app_keeping_threads(cited_agent(steps, numbered, **options))
+
+
+def app_keeping_threads(agent: Any) -> FastAPI:
     """The endpoint with the framework's in-memory Thread Snapshot store, every request in
     one snapshot scope."""
     app = FastAPI()
     add_agent_framework_fastapi_endpoint(
         app,
-        cited_agent(steps, numbered, **options),
+        agent,
         "/",
         snapshot_store=InMemoryAGUIThreadSnapshotStore(),
         snapshot_scope_resolver=lambda request: "tests",
@@ -103,3 +122,56 @@ async def test_an_endpoint_that_keeps_the_thread_numbers_on_for_a_client_sending
 
 async def test_an_endpoint_that_keeps_the_thread_numbers_on_for_a_client_sending_it_whole():
     await numbered_over_three_turns(serve_keeping_threads, post=post)
+
+
+async def test_an_endpoint_that_keeps_the_thread_numbers_it_whatever_the_client_sends():
+    """The store's thread, then only the client's new question: turns the client dropped
+    still count, another thread's turns it put first never do (the framework drops them)."""
+    await resent_thread(serve_keeping_threads, "trimmed", WHOLE_ANSWER, post=post)
+    await resent_thread(serve_keeping_threads, "edited", WHOLE_ANSWER, post=post)
+    await resent_thread(serve_keeping_threads, "longer", WHOLE_ANSWER, post=post)
+    await resent_thread(serve_keeping_threads, "moved", LONGER_ANSWER, post=post)  # none stored
+
+
+async def test_an_endpoint_that_keeps_no_thread_numbers_the_clients_as_sent():
+    await resent_thread(serve, "trimmed", TRIMMED_ANSWER, post=post)
+    await resent_thread(serve, "edited", WHOLE_ANSWER, post=post)
+    await resent_thread(serve, "longer", LONGER_ANSWER, post=post)
+
+
+@pytest.mark.parametrize("store", [False, True])
+async def test_a_thread_only_the_provider_holds_leaves_default_markers_out(caplog, store):
+    """`use_service_session=True`, the thread's id naming the provider's conversation, and
+    no snapshot of it stored: the provider's conversation is the thread, which the
+    endpoint cannot read, so a default marker may name any source."""
+    steps: Steps = {"q1": [Call("moca_search", {"query": "a.md b.md"}), f"A [1]; per {ref(B)}."]}
+    agent = chat_agent(thread_client(steps), tool(moca_search), tool(moca_get_node))
+    service: dict[str, Any] = {"use_service_session": True}
+    if "service_session_id_from_thread_id" in inspect.signature(AgentFrameworkAgent).parameters:
+        service["service_session_id_from_thread_id"] = True
+    elif store:
+        pytest.skip("this agent-framework-ag-ui names no provider conversation by thread id")
+    runner = moca_agui.instrument(AgentFrameworkAgent(agent=agent, **service))
+    app = app_keeping_threads(runner) if store else app_for(runner)
+    with caplog.at_level(logging.WARNING, logger="moca_agui"):
+        stream = await post(app, run_input("q1", "run-1"))
+    assert cited(stream) == [{"record": B}]
+    said = [r.getMessage() for r in caplog.records if "could not be read" in r.getMessage()]
+    assert len(said) == 1 and "moca_agui.numbered" in said[0]
+
+
+@pytest.mark.filterwarnings("ignore:.*FileHistoryProvider is experimental")
+async def test_a_history_the_chat_agent_loads_itself_leaves_default_markers_out(caplog, tmp_path):
+    """A history provider that keeps the thread in files: the model reads that history
+    before the thread it is given, and the endpoint cannot read it."""
+    steps: Steps = {"q1": [Call("moca_search", {"query": "a.md b.md"}), f"A [1]; per {ref(B)}."]}
+    tools = [tool(moca_search), tool(moca_get_node)]
+    agent = Agent(
+        thread_client(steps), tools=tools, context_providers=[FileHistoryProvider(tmp_path)]
+    )
+    app = app_for(moca_agui.instrument(AgentFrameworkAgent(agent=agent)))
+    with caplog.at_level(logging.WARNING, logger="moca_agui"):
+        stream = await post(app, run_input("q1", "run-1"))
+    assert cited(stream) == [{"record": B}]
+    said = [r.getMessage() for r in caplog.records if "could not be read" in r.getMessage()]
+    assert len(said) == 1 and "moca_agui.numbered" in said[0]

@@ -157,6 +157,46 @@ def test_a_kept_thread_that_cannot_be_read_costs_only_the_earlier_sources(caplog
     assert [entry["marker"] for entry in shown["results"]] == ["[1]"]
 
 
+async def test_a_kept_thread_is_read_once_with_only_the_clients_answers_to_its_open_calls():
+    """A framework that keeps the thread takes from the client only its new turns: a turn
+    the kept thread lacks is never read by the model; a result for an open call is."""
+    kept = earlier_turn(1, "moca_search", numbered_view(("[1]", A), ("[2]", B)), "[2]")
+    open_call = {"id": "c2", "type": "function", "function": {"name": "moca_get_node"}}
+    kept.append({"id": "a2", "role": "assistant", "toolCalls": [open_call]})
+    d, view = record("d.md"), numbered_view(("[3]", C))
+    sent = turn_input(
+        *earlier_turn(0, "moca_get_node", numbered_view(("[1]", d)), "[1]"),  # not kept
+        {"id": "t2", "role": "tool", "toolCallId": "c2", "content": json.dumps(view)},
+    )
+    citation_run = moca_agui.adapter.CitationRun()
+    citation_run.read_kept_thread(lambda: kept, sent.messages)
+    citation_run.read_kept_thread(None, sent.messages)  # read once: passed over
+    shown = json.loads(str(citation_run.numbered("moca_search", {"results": [d, C, A]})))
+    assert [entry["marker"] for entry in shown["results"]] == ["[4]", "[3]", "[1]"]
+    citation_run.capture("moca_get_node", B, tool_call_id="c3")
+    citation_run.add_text("m2", "B is [2] still.")  # a default marker: the thread is known
+    event = await citation_run.event_for("m2")
+    assert event is not None and event.value["citations"] == [{"marker": "[2]", "record": B}]
+
+
+async def test_a_kept_thread_that_cannot_be_read_leaves_every_default_marker_out(caplog):
+    citation_run = moca_agui.adapter.CitationRun()
+    sent = turn_input(*earlier_turn(1, "moca_get_node", A, "See [1]."))
+
+    def broken() -> list[object]:
+        raise RuntimeError("the session store is down")
+
+    with caplog.at_level(logging.WARNING, logger="moca_agui"):
+        citation_run.read_kept_thread(broken, sent.messages)
+        citation_run.capture("moca_search", {"results": [B, C]}, tool_call_id="c2")
+        citation_run.add_text("m2", f"B [1], C [2] and [3]; per {ref(C)}.")
+        event = await citation_run.event_for("m2")
+    assert event is not None
+    assert event.value["citations"] == [{"record": C}]
+    said = [r.getMessage() for r in caplog.records if "moca_agui" in r.getMessage()]
+    assert len(said) == 1 and "moca_agui.numbered" in said[0]
+
+
 async def test_a_node_the_model_never_read_is_never_looked_up():
     thread = turn_input(*earlier_turn(1, "moca_get_node", A, "See [1]."))
     lookup = Lookup(A, B)

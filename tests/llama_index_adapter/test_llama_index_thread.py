@@ -18,6 +18,9 @@ from thread_turns import (
     A_NOW,
     B_NOW,
     FOLLOW_UP,
+    LONGER_ANSWER,
+    TRIMMED_ANSWER,
+    WHOLE_ANSWER,
     C,
     Lookup,
     Steps,
@@ -28,6 +31,7 @@ from thread_turns import (
     next_turn,
     numbered_over_three_turns,
     post,
+    resent_thread,
     search_hits,
 )
 
@@ -111,3 +115,10 @@ async def test_an_earlier_result_that_is_no_python_literal_is_passed_over_not_ru
         {"marker": "[1]", "record": A_NOW},
         {"record": B_NOW},
     ]
+
+
+async def test_a_trimmed_or_longer_thread_is_numbered_as_the_client_sent_it():
+    """AGUIChatWorkflow keeps no thread: its model reads the client's, as sent."""
+    await resent_thread(serve, "trimmed", TRIMMED_ANSWER, post=post_run)
+    await resent_thread(serve, "edited", WHOLE_ANSWER, post=post_run)
+    await resent_thread(serve, "longer", LONGER_ANSWER, post=post_run)

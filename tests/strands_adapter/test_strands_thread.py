@@ -13,7 +13,17 @@ from typing import Any
 
 from strands import tool
 from strands_support import ScriptedModel, app_for, strands_agent
-from thread_turns import Steps, follow_ups, get_node, numbered_over_three_turns, search_hits
+from thread_turns import (
+    LONGER_ANSWER,
+    TRIMMED_ANSWER,
+    WHOLE_ANSWER,
+    Steps,
+    follow_ups,
+    get_node,
+    numbered_over_three_turns,
+    resent_thread,
+    search_hits,
+)
 
 import moca_agui
 
@@ -52,3 +62,21 @@ async def test_a_client_that_sends_only_new_messages_gets_the_agents_numbers():
 
 async def test_follow_ups_cite_earlier_sources_only_with_the_record_lookup_gives_now():
     await follow_ups(serve)
+
+
+async def test_a_trimmed_or_longer_thread_is_numbered_as_replayed_into_the_agent():
+    """ag-ui-strands replays the client's thread into the agent: the model reads it as sent."""
+    await resent_thread(serve, "trimmed", TRIMMED_ANSWER)
+    await resent_thread(serve, "edited", WHOLE_ANSWER)
+    await resent_thread(serve, "longer", LONGER_ANSWER)
+
+
+async def test_an_agent_keeping_its_own_history_numbers_it_whatever_the_client_sends():
+    """Replay off: the model reads the agent's messages and the new question; turns the
+    client dropped still count, turns the agent never held (another thread's, or a whole
+    thread new to it) never do."""
+    keeping = functools.partial(serve, replay=False)
+    await resent_thread(keeping, "trimmed", WHOLE_ANSWER)
+    await resent_thread(keeping, "edited", WHOLE_ANSWER)
+    await resent_thread(keeping, "longer", WHOLE_ANSWER)
+    await resent_thread(keeping, "moved", TRIMMED_ANSWER)
