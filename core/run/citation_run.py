@@ -73,6 +73,8 @@ class CitationRun:
     def renewed(self) -> CitationRun:
         """A new run with this one's options and settings (a new run in the same stream)."""
         run = CitationRun(self.options, reads_tool_call_results=self._reads_results)
+        if not self._ledger.thread_read:  # the same thread, with this run's turn
+            run._ledger.thread_unread()
         this_run, thread = self._ledger.order_known
         if not thread:
             run.calls_out_of_order(this_run=not this_run)
@@ -150,15 +152,34 @@ class CitationRun:
         history), as the model reads it, when the client may send only its new messages:
         it comes first, then the messages of `messages` it does not hold.
 
-        Call it before the run's first result; a thread that cannot be read is logged
-        and passed over."""
+        Call it before the run's first result. A thread that cannot be read whole is
+        never numbered in part: the run fails closed (`thread_unreadable`)."""
+        if not self._ledger.thread_read:
+            return
         try:
             if kept is not None:
                 messages = kept_then_sent(kept, messages)
             for result in earlier_results(messages, self._hooks.is_reader_tool):
                 self._intake.earlier(result)
-        except Exception:
-            logger.exception("moca_agui: the thread's earlier turns not read; this run's stand")
+        except Exception as exc:
+            logger.debug("moca_agui: the thread's earlier turns not read", exc_info=True)
+            self.thread_unreadable(f"{type(exc).__name__}: {exc}")
+
+    def thread_unreadable(self, why: str) -> None:
+        """The thread the model reads on this turn cannot be read whole (too long for a
+        limit, not parsed, cut), for the reason `why`: the numbers the model counted from
+        it are not known, so every marker is left out and only versioned refs are cited,
+        and a numbered tool shows its results without markers (one could name two
+        sources). Logged once per run."""
+        if not self._ledger.thread_read:
+            return
+        self._ledger.thread_unread()
+        logger.warning(
+            "moca_agui: the thread was not read: %s; which source a marker names is not "
+            "known, so markers are left out (versioned refs are cited) and numbered tools "
+            "show no markers",
+            why,
+        )
 
     def numbered(self, tool_name: str, result: object) -> object:
         """What the model reads of a Reader result: each source beside its run-wide

@@ -19,6 +19,10 @@ or starts): the order the model read one turn's results in is then not known
 wire, or in an earlier turn whose results the thread lists in another order than their
 calls (`add_earlier(in_order=False)`). An entry whose place may differ between the orders
 such a turn's results could have been read in has no known number (`unsure`).
+
+A thread that could not be read whole (`thread_unread`) leaves every number unknown: the
+model counted on from entries the run never saw, so no marker names a known source, and
+a numbered tool shows no marker (one could name two sources).
 """
 
 from __future__ import annotations
@@ -70,6 +74,7 @@ class Ledger:
         "_next",
         "_order",
         "_ordered",
+        "_read",
         "_results",
         "_shown",
         "_thread_ordered",
@@ -81,6 +86,7 @@ class Ledger:
     def __init__(self) -> None:
         self._ordered = True  # whether this run's calls are announced in the model's order
         self._thread_ordered = True  # and whether the thread holds earlier turns' so
+        self._read = True  # whether the thread was read whole (else no number is known)
         self._calls: dict[str, int] = {}  # tool call id -> its place in the model's order
         self._earlier: list[Entry] = []  # the thread's entries, in the order the model read them
         #: the thread's results, each as its entries, by turn (read only when an order is not known)
@@ -100,6 +106,15 @@ class Ledger:
             self._thread_ordered = False
             self._ordered = self._ordered and not this_run
             self._order = None
+
+    def thread_unread(self) -> None:
+        """The thread could not be read whole: which source any number names is not known."""
+        self._read = False
+
+    @property
+    def thread_read(self) -> bool:
+        """Whether the thread was read whole, so the numbers the model counted are known."""
+        return self._read
 
     @property
     def order_known(self) -> tuple[bool, bool]:

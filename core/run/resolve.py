@@ -111,7 +111,10 @@ class Resolver:
         """marker -> entry: the shown numbers, the default numbering, or a plugin's table;
         a marker naming an entry the run does not hold names nothing. Apart (marker ->
         ref): the markers whose entry may have had another place in the model's order
-        (`Ledger.unsure`), unless the model was shown that marker beside it."""
+        (`Ledger.unsure`), unless the model was shown that marker beside it. A thread not
+        read whole: no marker names a known source (logged once, when it was found so)."""
+        if not self._ledger.thread_read:
+            return {}, {}
         shown = self._ledger.shown()
         table = self._hooks.marker_table([s.entry for s in seen], shown)
         unsettled = self._ledger.unsure()
