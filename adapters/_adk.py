@@ -71,17 +71,11 @@ class ADKRun(CitationRun):
     def read_session(self, events: Iterable[Event]) -> None:
         """Read the thread the model reads, once, before the run's first result: the
         session's earlier events, then the client's messages the session does not hold.
-        A session that cannot be read costs its earlier sources only."""
+        A session that cannot be read fails closed (`read_history`)."""
         sent, self._sent = self._sent, None
         if sent is None:  # read already: a later batch of the same run
             return
-        kept: list[object] | None
-        try:
-            kept = list(_session_thread(events))
-        except Exception:
-            logger.exception("moca_agui: the ADK session's thread not read; the client's stands")
-            kept = None
-        self.read_history(sent, kept=kept)
+        self.read_history(sent, kept=_session_thread(events))
 
     def saw_event(self, event: Event) -> None:
         """An ADK event of this run: its id, and the model's calls in the order it made them."""

@@ -74,7 +74,7 @@ class CitingAgentFrameworkAgent(AgentFrameworkAgent):
         results.run = run
         events = super(CitingAgentFrameworkAgent, this_run).run(input_data, **kwargs)
         sent = input_data.get("messages") or ()  # the thread the client sent
-        kept = _kept_thread(self, input_data)
+        kept = _kept_thread(self, input_data, run)
         if kept is None:
             run.read_history(sent)
         else:  # the endpoint keeps the thread: the model reads it, then what was sent
@@ -88,16 +88,19 @@ def citing(target: T, options: CitationOptions) -> T:
     return citing_variant(target, CitingAgentFrameworkAgent, options)
 
 
-def _kept_thread(agent: AgentFrameworkAgent, input_data: dict[str, Any]) -> tuple[Any, ...] | None:
+def _kept_thread(
+    agent: AgentFrameworkAgent, input_data: dict[str, Any], run: CitationRun
+) -> tuple[Any, ...] | None:
     """(store, scope, thread id) of the thread the endpoint keeps for this run, if it keeps
     one: agent-framework-ag-ui's Thread Snapshot store (`snapshot_store=`, active with a
-    snapshot scope, which the endpoint puts in `input_data`)."""
+    snapshot scope, which the endpoint puts in `input_data`). Not known: the run fails
+    closed."""
     try:
         store = getattr(agent.config, "snapshot_store", None)
         scope = input_data.get(_SNAPSHOT_SCOPE)
         thread_id = input_data.get("thread_id") or input_data.get("threadId")
-    except Exception:
-        logger.exception("moca_agui: cannot tell whether the endpoint keeps this thread")
+    except Exception as exc:
+        run.thread_unreadable(f"whether the endpoint keeps it is not known ({exc!r})")
         return None
     if store is None or not isinstance(scope, str) or not isinstance(thread_id, str):
         return None
@@ -116,13 +119,13 @@ async def _after_kept_thread(
     client sent (a client may send only its new messages): the framework reads the same
     snapshot when the run starts, and merges what was sent into it. A call both hold is
     read once, where the kept thread has it (`read_history(kept=)`)."""
-    kept: list[Any] = []
     try:
         snapshot = await store.get(scope=scope, thread_id=thread_id)
-        kept = list(getattr(snapshot, "messages", None) or ())
-    except Exception:
-        logger.exception("moca_agui: the endpoint's thread not read; the client's stands")
-    run.read_history(cast(Iterable[Any], sent), kept=kept)
+    except Exception as exc:  # never a part of the thread numbered as the whole
+        run.thread_unreadable(f"the endpoint's kept thread ({type(exc).__name__}: {exc})")
+    else:
+        kept = getattr(snapshot, "messages", None) or ()
+        run.read_history(cast(Iterable[Any], sent), kept=cast(Iterable[Any], kept))
     try:
         async for event in events:
             yield event

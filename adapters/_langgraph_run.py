@@ -130,6 +130,12 @@ def _wire(message: object) -> dict[str, Any]:
     return {"id": getattr(message, "id", None), "role": "user" if role == "human" else role}
 
 
+def _kept(watched: Watched) -> Iterator[dict[str, Any]]:
+    """The checkpoint's thread, read as `read_history` asks for it."""
+    for message in watched.thread:
+        yield _wire(message)
+
+
 class LangGraphRun(CitationRun):
     """A `CitationRun` fed with LangGraph's tool outputs.
 
@@ -173,14 +179,10 @@ class LangGraphRun(CitationRun):
             self._alive = False
 
     def _read_thread(self) -> None:
-        """Read the thread the model reads: the checkpoint's, then the input's new messages."""
-        kept: list[object] | None = None
-        if self._watched is not None:
-            try:
-                kept = [_wire(message) for message in self._watched.thread]
-            except Exception:
-                logger.exception("moca_agui: the checkpoint's thread not read; the input's stands")
-        self.read_history(self._input, kept=kept)
+        """Read the thread the model reads: the checkpoint's, then the input's new messages
+        (a checkpoint that cannot be read fails closed: `read_history`)."""
+        watched = self._watched
+        self.read_history(self._input, kept=None if watched is None else _kept(watched))
 
     def is_new_message(self, message_id: str) -> bool:
         """Whether a snapshot's message is of this run: the thread did not hold it before."""

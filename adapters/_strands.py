@@ -111,13 +111,13 @@ def _read_thread(event: BeforeInvocationEvent) -> None:
     messages = sent.take()
     if messages is None:  # read already: a later invocation of the same run
         return
-    kept: list[object] | None
-    try:
-        kept = [*_thread(event.agent.messages), *_thread(event.messages or ())]
-    except Exception:
-        logger.exception("moca_agui: the Strands agent's thread not read; the client's stands")
-        kept = None
-    run.read_history(messages, kept=kept)
+    run.read_history(messages, kept=_kept(event))  # one it cannot read fails closed
+
+
+def _kept(event: BeforeInvocationEvent) -> Iterator[dict[str, Any]]:
+    """The thread the agent keeps, read as `read_history` asks for it."""
+    yield from _thread(event.agent.messages)
+    yield from _thread(event.messages or ())
 
 
 def _thread(messages: Iterable[Any]) -> Iterator[dict[str, Any]]:
