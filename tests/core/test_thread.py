@@ -349,3 +349,16 @@ async def test_the_middleware_reads_the_thread_from_the_request_body():
         response = await client.post("/", json=body)
     [value] = citation_events(parse_sse(response.text))
     assert value["citations"] == [{"marker": "[2]", "record": C}]  # [1]: no lookup, left out
+
+
+async def test_a_second_run_in_the_stream_of_a_thread_not_read_cites_no_marker_either(caplog):
+    """The second run's thread holds the first one's: not read whole either."""
+    broken = turn_input(*earlier_turn(1, "moca_get_node", '{"node": ', "x"))
+    first = run(tool_call("c2", "moca_get_node", C), message("m2", "[1]"), run_id="run-2")
+    second = run(
+        tool_call("c3", "moca_get_node", A), message("m3", f"[1]; {ref(A)}"), run_id="run-3"
+    )
+    with caplog.at_level(logging.WARNING, logger="moca_agui"):
+        out = await collect(moca_agui.cite(source([*first, *second]), input=broken))
+    assert [value["citations"] for value in citation_events(out)] == [[], [{"record": A}]]
+    assert len(caplog.records) == 1
