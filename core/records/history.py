@@ -55,7 +55,7 @@ def earlier_results(
     turn = 0
     for message in messages:
         role = _field(message, "role", "role")
-        if not isinstance(role, str):
+        if role is None:
             raise ValueError(f"the thread holds an item that is no message: {message!r:.80}")
         if role == "user":
             turn += 1
