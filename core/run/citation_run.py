@@ -153,17 +153,25 @@ class CitationRun:
         it comes first, then the messages of `messages` it does not hold.
 
         Call it before the run's first result. A thread that cannot be read whole is
-        never numbered in part: the run fails closed (`thread_unreadable`)."""
+        never numbered in part: the run fails closed (`thread_unreadable`); the results
+        it could read still name the nodes a versioned ref may cite."""
         if not self._ledger.thread_read:
             return
+        failed: Exception | None = None
         try:
             if kept is not None:
                 messages = kept_then_sent(kept, messages)
-            for result in earlier_results(messages, self._hooks.is_reader_tool):
-                self._intake.earlier(result)
+            results = earlier_results(messages, self._hooks.is_reader_tool)
         except Exception as exc:
-            logger.debug("moca_agui: the thread's earlier turns not read", exc_info=True)
-            self.thread_unreadable(f"{type(exc).__name__}: {exc}")
+            failed, results = exc, []
+        for result in results:
+            try:
+                self._intake.earlier(result)
+            except Exception as exc:
+                failed = failed or exc
+        if failed is not None:
+            logger.debug("moca_agui: the thread not read whole", exc_info=failed)
+            self.thread_unreadable(f"{type(failed).__name__}: {failed}")
 
     def thread_unreadable(self, why: str) -> None:
         """The thread the model reads on this turn cannot be read whole (too long for a

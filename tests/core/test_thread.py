@@ -362,3 +362,16 @@ async def test_a_second_run_in_the_stream_of_a_thread_not_read_cites_no_marker_e
         out = await collect(moca_agui.cite(source([*first, *second]), input=broken))
     assert [value["citations"] for value in citation_events(out)] == [[], [{"record": A}]]
     assert len(caplog.records) == 1
+
+
+async def test_the_results_of_a_thread_not_read_whole_still_name_nodes_for_versioned_refs():
+    """Past an earlier result it cannot read, the thread's other results are read: their
+    numbers are not known, but a versioned ref to one of their nodes is cited (with the
+    record `lookup` gives now)."""
+    thread = [
+        *earlier_turn(1, "moca_get_node", '{"node": ', "x"),
+        *earlier_turn(2, "moca_get_node", A, "A [2]."),
+    ]
+    parts = (tool_call("c3", "moca_get_node", C), message("m3", f"[2] is {ref(A)}; [3]."))
+    got = await cited(turn_input(*thread, run_id="run-3"), *parts, lookup=Lookup(A))
+    assert got == [{"record": A}]
