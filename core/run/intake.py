@@ -44,6 +44,14 @@ class Intake:
     def capture(self, tool_name: str, result: object, tool_call_id: str | None) -> None:
         """Take in one tool result; only a Reader tool's result can hold sources."""
         items = self._hooks.reader_items(tool_name, result)
+        if items is None and self._hooks.is_reader_tool(tool_name) and not _prose(_parsed(result)):
+            logger.warning(
+                "moca_agui: a result of %s could not be read: the sources the model counted "
+                "in it are not known, so default markers are left out (versioned refs are "
+                "cited; numbered tools, moca_agui.numbered, keep every marker)",
+                tool_name,
+            )
+            self._ledger.result_unread()
         if items:
             now = datetime.now(UTC)
             entries = [item for item, _ in self._entries(tool_name, items) if item is not None]

@@ -22,7 +22,8 @@ such a turn's results could have been read in has no known number (`unsure`).
 
 A thread that could not be read whole (`thread_unread`) leaves every number unknown: the
 model counted on from entries the run never saw, so no marker names a known source, and
-a numbered tool shows no marker (one could name two sources).
+a numbered tool shows no marker (one could name two sources). A result of this run that
+could not be read (`result_unread`) leaves the default numbers unknown; shown ones stand.
 """
 
 from __future__ import annotations
@@ -69,6 +70,7 @@ class Ledger:
 
     __slots__ = (
         "_calls",
+        "_counted",
         "_earlier",
         "_lock",
         "_next",
@@ -87,6 +89,7 @@ class Ledger:
         self._ordered = True  # whether this run's calls are announced in the model's order
         self._thread_ordered = True  # and whether the thread holds earlier turns' so
         self._read = True  # whether the thread was read whole (else no number is known)
+        self._counted = True  # whether every result of this run was read (else its count)
         self._calls: dict[str, int] = {}  # tool call id -> its place in the model's order
         self._earlier: list[Entry] = []  # the thread's entries, in the order the model read them
         #: the thread's results, each as its entries, by turn (read only when an order is not known)
@@ -110,6 +113,16 @@ class Ledger:
     def thread_unread(self) -> None:
         """The thread could not be read whole: which source any number names is not known."""
         self._read = False
+
+    def result_unread(self) -> None:
+        """A result of this run could not be read: how many sources the model counted in
+        it is not known, so no default number is."""
+        self._counted = False
+
+    @property
+    def counted(self) -> bool:
+        """Whether every result of this run was read, so the default numbers are known."""
+        return self._counted
 
     @property
     def thread_read(self) -> bool:

@@ -116,6 +116,8 @@ class Resolver:
         if not self._ledger.thread_read:
             return {}, {}
         shown = self._ledger.shown()
+        if not shown and not self._ledger.counted:  # the default numbers are not known
+            return {}, {}
         table = self._hooks.marker_table([s.entry for s in seen], shown)
         unsettled = self._ledger.unsure()
         known: dict[str, Entry] = {}

@@ -15,7 +15,7 @@ import pytest
 from ag_ui.core import BaseEvent, RunAgentInput
 
 import moca_agui
-from streams import run_finished, run_started
+from streams import run_finished, run_started, source
 from support import record, ref, run_input
 
 from .streams import answer, citation_values, logged, reader_call
@@ -86,3 +86,49 @@ async def test_the_same_thread_read_whole_numbers_on_from_it():
     assert shown == ["[2]"]
     (value,) = citation_values(out)
     assert value["citations"] == [{"marker": "[2]", "record": C}]
+
+
+# -- a result of this run that cannot be read ----------------------------------------------
+
+CUT_SEARCH = json.dumps({"query": "q", "results": [A]})[:-30]  # cut short: A unreadable
+
+
+async def test_a_result_of_this_run_it_cannot_read_leaves_the_default_markers_out(
+    caplog: pytest.LogCaptureFixture,
+):
+    """The model counted A in the cut result as [1] and C as [2]: numbering C [1] would
+    cite C for A. The default markers are left out; C's versioned ref is cited."""
+    events = [
+        run_started(),
+        *reader_call("c1", CUT_SEARCH, "moca_search"),
+        *reader_call("c2", json.dumps(C)),
+        *answer("m1", f"A [1]; C [2], {ref(C)}."),
+        run_finished(),
+    ]
+    with caplog.at_level(logging.WARNING, logger="moca_agui"):
+        out = [event async for event in moca_agui.cite(source(events))]
+    (value,) = citation_values(out)
+    assert value["citations"] == [{"record": C}]
+    assert logged(caplog, logging.WARNING, "a result of moca_search could not be read")
+
+
+async def test_a_result_of_this_run_it_cannot_read_costs_no_shown_marker():
+    """Numbered tools showed the model each number: they stand, whatever it could not read."""
+
+    def moca_get_node(node_id: str) -> dict[str, Any]:
+        return C
+
+    async def agent() -> AsyncIterator[BaseEvent]:
+        yield run_started()
+        for event in reader_call("c1", CUT_SEARCH, "moca_search"):
+            yield event
+        shown = moca_agui.numbered(moca_get_node)(node_id=ref(C))
+        assert [entry["marker"] for entry in json.loads(shown)["results"]] == ["[1]"]
+        for event in reader_call("c2", shown):
+            yield event
+        for event in answer("m1", "C [1]."):
+            yield event
+        yield run_finished()
+
+    (value,) = citation_values([event async for event in moca_agui.cite(agent())])
+    assert value["citations"] == [{"marker": "[1]", "record": C}]
