@@ -77,7 +77,7 @@ class CitingAgentFrameworkAgent(AgentFrameworkAgent):
         results.run = run
         events = super(CitingAgentFrameworkAgent, this_run).run(input_data, **kwargs)
         sent = input_data.get("messages") or ()  # the thread the client sent
-        kept = _kept_thread(self, input_data)
+        kept = _kept_thread(self, input_data, run)
         if _loads_own_history(self):
             run.read_kept_thread(None, sent)  # not known here
         elif kept is not None:  # the endpoint keeps the thread: the model reads it
@@ -96,16 +96,19 @@ def citing(target: T, options: CitationOptions) -> T:
     return citing_variant(target, CitingAgentFrameworkAgent, options)
 
 
-def _kept_thread(agent: AgentFrameworkAgent, input_data: dict[str, Any]) -> tuple[Any, ...] | None:
+def _kept_thread(
+    agent: AgentFrameworkAgent, input_data: dict[str, Any], run: CitationRun
+) -> tuple[Any, ...] | None:
     """(store, scope, thread id) of the thread the endpoint keeps for this run, if it keeps
     one: agent-framework-ag-ui's Thread Snapshot store (`snapshot_store=`, active with a
-    snapshot scope, which the endpoint puts in `input_data`)."""
+    snapshot scope, which the endpoint puts in `input_data`). Not known: the run fails
+    closed."""
     try:
         store = getattr(agent.config, "snapshot_store", None)
         scope = input_data.get(_SNAPSHOT_SCOPE)
         thread_id = input_data.get("thread_id") or input_data.get("threadId")
-    except Exception:
-        logger.exception("moca_agui: cannot tell whether the endpoint keeps this thread")
+    except Exception as exc:
+        run.thread_unreadable(f"whether the endpoint keeps it is not known ({exc!r})")
         return None
     if store is None or not isinstance(scope, str) or not isinstance(thread_id, str):
         return None

@@ -148,6 +148,12 @@ def _wire(message: object) -> dict[str, Any]:
     return {"id": getattr(message, "id", None), "role": "user" if role == "human" else role}
 
 
+def _kept(watched: Watched) -> Iterator[dict[str, Any]]:
+    """The checkpoint's thread, read as `read_history` asks for it."""
+    for message in watched.thread:
+        yield _wire(message)
+
+
 class LangGraphRun(CitationRun):
     """A `CitationRun` fed with LangGraph's tool outputs.
 
@@ -192,16 +198,12 @@ class LangGraphRun(CitationRun):
 
     def _read_thread(self) -> None:
         """Read the thread the model reads: the checkpoint's, then the input's new messages;
-        a fork's alone."""
-        kept: list[object] | None = None
-        sent: list[Any] = self._input
-        if self._watched is not None:
-            try:
-                kept = [_wire(message) for message in self._watched.thread]
-                sent = [] if self._watched.forked else sent
-            except Exception:
-                logger.exception("moca_agui: the checkpoint's thread not read; the input's stands")
-        self.read_history(sent, kept=kept)
+        a fork's alone (a checkpoint that cannot be read fails closed: `read_history`)."""
+        watched = self._watched
+        if watched is None:
+            self.read_history(self._input)
+        else:
+            self.read_history([] if watched.forked else self._input, kept=_kept(watched))
 
     def is_new_message(self, message_id: str) -> bool:
         """Whether a snapshot's message is of this run: the thread did not hold it before."""

@@ -27,8 +27,6 @@ Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
 Send = Callable[[Message], Awaitable[None]]
-#: The longest request body whose thread is read (a thread of a few thousand turns).
-MAX_REQUEST_BYTES = 32 * 1024 * 1024
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
@@ -59,7 +57,7 @@ class CitationMiddleware:
             await self.app(scope, receive, send)
             return
         run = CitationRun(self.options)
-        request = _Request(receive)
+        request = _Request(receive, self.options.max_request_bytes)
         path = str(scope.get("path"))
         response = _Response(
             send, run, request, f"POST {path}", self._threads.begun(path), self._ordered(scope)
@@ -134,40 +132,48 @@ class _Threads:
 
 class _Request:
     """The request's body as the app reads it, kept to read the thread's messages from
-    (`RunAgentInput.messages`), up to MAX_REQUEST_BYTES."""
+    (`RunAgentInput.messages`), up to `max_request_bytes`."""
 
-    __slots__ = ("_body", "_parsed", "_receive", "_size")
+    __slots__ = ("_body", "_limit", "_parsed", "_receive", "_size")
 
-    def __init__(self, receive: Receive) -> None:
+    def __init__(self, receive: Receive, limit: int) -> None:
         self._receive = receive
+        self._limit = limit
         self._body: list[bytes] | None = []  # None: too long to keep
         self._size = 0
-        self._parsed: dict[str, Any] | None = None
+        self._parsed: tuple[dict[str, Any] | None] | None = None  # (the body read), once read
 
     async def receive(self) -> Message:
         message = await self._receive()
         if self._body is not None and message.get("type") == "http.request":
             chunk = message.get("body", b"")
             self._size += len(chunk)
-            if self._size > MAX_REQUEST_BYTES:
+            if self._size > self._limit:
                 self._body = None
             elif chunk:
                 self._body.append(chunk)
         return message
 
-    def messages(self) -> list[Any]:
-        """The thread's messages in the body the app read so far (none if it is not a
-        `RunAgentInput`, or longer than MAX_REQUEST_BYTES)."""
+    def messages(self) -> list[Any] | str:
+        """The thread's messages in the body the app read so far, or why they cannot be
+        read: over the limit, not a JSON object (cut, say), or not a list."""
         if self._body is None:
-            logger.warning("moca_agui: the request is too long to read its thread; "
-                           "citing from this run's results only")  # fmt: skip
-            return []
-        messages = self._read().get("messages")
-        return messages if isinstance(messages, list) else []
+            return (
+                f"the request's body is over max_request_bytes ({self._limit} bytes); "
+                "raise that option to read longer threads"
+            )
+        body = self._read()
+        if body is None:
+            return "the request's body is not a JSON object (malformed or cut)"
+        messages = body.get("messages", [])  # none: not a `RunAgentInput`, no thread
+        if not isinstance(messages, list):
+            return "the request's messages are not a list"
+        return messages
 
     def question_id(self) -> str | None:
         """The id of the run's question: the last user message of the body read so far."""
-        for message in reversed(self.messages() if self._body is not None else []):
+        messages = self.messages()
+        for message in reversed(messages if isinstance(messages, list) else []):
             if isinstance(message, dict) and message.get("role") == "user":
                 found = message.get("id")
                 return found if isinstance(found, str) else None
@@ -175,17 +181,19 @@ class _Request:
 
     def thread_id(self) -> str | None:
         """The `RunAgentInput`'s thread id, if the body read so far has one."""
-        thread_id = self._read().get("threadId") if self._body is not None else None
+        body = self._read() if self._body is not None else None
+        thread_id = body.get("threadId") if body is not None else None
         return thread_id if isinstance(thread_id, str) else None
 
-    def _read(self) -> dict[str, Any]:
+    def _read(self) -> dict[str, Any] | None:
+        """The body read so far as a JSON object, or None."""
         if self._parsed is None:
             try:
                 body = json.loads(b"".join(self._body or ()))
             except (ValueError, RecursionError):
                 body = None
-            self._parsed = body if isinstance(body, dict) else {}
-        return self._parsed
+            self._parsed = (body if isinstance(body, dict) else None,)
+        return self._parsed[0]
 
 
 class _Response:
@@ -227,7 +235,11 @@ class _Response:
         if message["type"] == "http.response.start" and self._is_sse(message.get("headers", ())):
             if not self._ordered():
                 self._run.calls_out_of_order()
-            self._run.read_history(self._request.messages())
+            messages = self._request.messages()
+            if isinstance(messages, str):
+                self._run.thread_unreadable(f"{messages} ({self._where})")
+            else:
+                self._run.read_history(messages)
             thread_id = self._request.thread_id()
             if thread_id is not None and self.thread is None:
                 self.thread = self._begin(self._run, thread_id)

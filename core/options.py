@@ -24,6 +24,7 @@ class OptionKeywords(TypedDict, total=False):
     packages: Iterable[str] | None
     max_event_bytes: int
     lookup_timeout: float
+    max_request_bytes: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +43,9 @@ class CitationOptions:
     max_event_bytes: int = 256 * 1024
     #: Seconds one `lookup` call may take before its record is left out.
     lookup_timeout: float = 10.0
+    #: The longest request body `CitationMiddleware` reads the thread from; over it, the
+    #: thread's markers are not known: only versioned refs are cited.
+    max_request_bytes: int = 32 * 1024 * 1024
 
     @classmethod
     def from_kwargs(cls, **options: Any) -> CitationOptions:
@@ -66,6 +70,9 @@ class CitationOptions:
         timeout = options.get("lookup_timeout", 1)
         if not isinstance(timeout, int | float) or isinstance(timeout, bool) or timeout <= 0:
             raise TypeError("lookup_timeout must be a positive number of seconds")
+        limit = options.get("max_request_bytes", 1)
+        if not isinstance(limit, int) or isinstance(limit, bool) or limit <= 0:
+            raise TypeError("max_request_bytes must be a positive int (a number of bytes)")
         if not isinstance(options.get("include_text", True), bool):
             raise TypeError("include_text must be a bool")
         return cls(**options)

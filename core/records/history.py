@@ -47,6 +47,9 @@ def earlier_results(
     their calls: the model may have read them in call order when it answered, and reads
     them in the thread's order now. The turns of results of `counts` tools (the Reader's)
     listed so are one turn whose order is not known.
+
+    Raises ValueError for an item that is no message (no role): what the model read
+    there is not known.
     """
     calls: list[tuple[str, str, int]] = []  # (call id, tool name, turn), in the order issued
     contents: dict[str, object] = {}
@@ -54,6 +57,8 @@ def earlier_results(
     turn = 0
     for message in messages:
         role = _field(message, "role", "role")
+        if role is None:
+            raise ValueError(f"the thread holds an item that is no message: {message!r:.80}")
         if role == "user":
             turn += 1
         elif role == "assistant":

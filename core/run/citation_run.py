@@ -63,7 +63,7 @@ class CitationRun:
         #: carried the value and the event that follows send the same records
         self._made: dict[str, tuple[str, CustomEvent | None]] = {}
         self._ended = False
-        self._thread_read = False  # `read_kept_thread` was called
+        self._kept_read = False  # `read_kept_thread` was called
         self._after: Callable[[], CitationRun | None] | None = None
 
     @property
@@ -74,6 +74,8 @@ class CitationRun:
     def renewed(self) -> CitationRun:
         """A new run with this one's options and settings (a new run in the same stream)."""
         run = CitationRun(self.options, reads_tool_call_results=self._reads_results)
+        if not self._ledger.thread_read:  # the same thread, with this run's turn
+            run._ledger.thread_unread()
         this_run, thread = self._ledger.order_known
         if not thread:
             run.calls_out_of_order(this_run=not this_run)
@@ -151,15 +153,42 @@ class CitationRun:
         history), as the model reads it, when the client may send only its new messages:
         it comes first, then the messages of `messages` it does not hold.
 
-        Call it before the run's first result; a thread that cannot be read is logged
-        and passed over."""
+        Call it before the run's first result. A thread that cannot be read whole is
+        never numbered in part: the run fails closed (`thread_unreadable`); the results
+        it could read still name the nodes a versioned ref may cite."""
+        if not self._ledger.thread_read:
+            return
+        failed: Exception | None = None
         try:
             if kept is not None:
                 messages = kept_then_sent(kept, messages)
-            for result in earlier_results(messages, self._hooks.is_reader_tool):
+            results = earlier_results(messages, self._hooks.is_reader_tool)
+        except Exception as exc:
+            failed, results = exc, []
+        for result in results:
+            try:
                 self._intake.earlier(result)
-        except Exception:
-            logger.exception("moca_agui: the thread's earlier turns not read; this run's stand")
+            except Exception as exc:
+                failed = failed or exc
+        if failed is not None:
+            logger.debug("moca_agui: the thread not read whole", exc_info=failed)
+            self.thread_unreadable(f"{type(failed).__name__}: {failed}")
+
+    def thread_unreadable(self, why: str) -> None:
+        """The thread the model reads on this turn cannot be read whole (too long for a
+        limit, not parsed, cut), for the reason `why`: the numbers the model counted from
+        it are not known, so every marker is left out and only versioned refs are cited,
+        and a numbered tool shows its results without markers (one could name two
+        sources). Logged once per run."""
+        if not self._ledger.thread_read:
+            return
+        self._ledger.thread_unread()
+        logger.warning(
+            "moca_agui: the thread was not read: %s; which source a marker names is not "
+            "known, so markers are left out (versioned refs are cited) and numbered tools "
+            "show no markers",
+            why,
+        )
 
     def read_kept_thread(
         self, kept: Callable[[], Iterable[object] | None] | None, sent: Iterable[object]
@@ -179,26 +208,21 @@ class CitationRun:
         read. The model's numbers count on from a thread the run does not know, so every
         default marker is left out (logged once).
         """
-        if self._thread_read:
+        if self._kept_read:
             return
-        self._thread_read = True
-        error: Exception | None = None
+        self._kept_read = True
+        why = "the framework gives no thread of its own to read"
         if kept is not None:
             try:
                 held = kept()
                 if held is not None:
                     self.read_history(kept_then_answers(held, sent))
                     return
+                why = "the framework's kept thread is not there"
             except Exception as failed:
-                error = failed
-        self._ledger.thread_unknown()
-        logger.warning(
-            "moca_agui: the thread the model reads could not be read, so which source it "
-            "numbered with a marker is not known: this run's citations leave default "
-            "markers out; numbered tools (moca_agui.numbered) show the model each source's "
-            "marker",
-            exc_info=error,
-        )
+                logger.debug("moca_agui: the kept thread not read", exc_info=failed)
+                why = f"the framework's kept thread ({type(failed).__name__}: {failed})"
+        self.thread_unreadable(why)
 
     def numbered(self, tool_name: str, result: object) -> object:
         """What the model reads of a Reader result: each source beside its run-wide

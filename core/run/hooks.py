@@ -65,9 +65,7 @@ class Hooks:
         if not self.is_reader_tool(tool_name):
             return None
         try:
-            items: list[ReaderItem] | None = self._hook.moca_reader_items(
-                tool_name=tool_name, result=result, options=self._options
-            )
+            items = self.read_items(tool_name, result)
         except ValueError as exc:
             logger.warning("moca_agui: skipped a result of %s: %s", tool_name, exc)
             return None
@@ -77,6 +75,14 @@ class Hooks:
         if not items:  # e.g. concepts, an error, or a shape no plugin knows
             logger.debug("moca_agui: no citation record in a result of %s", tool_name)
         return items or []
+
+    def read_items(self, tool_name: str, result: object) -> list[ReaderItem] | None:
+        """What a Reader tool's result holds, as the plugins read it; raises what they
+        raise (ValueError: a result no one can read)."""
+        items: list[ReaderItem] | None = self._hook.moca_reader_items(
+            tool_name=tool_name, result=result, options=self._options
+        )
+        return items
 
     def marker_table(
         self, entries: Sequence[Entry], shown: Mapping[Entry, str]

@@ -44,6 +44,14 @@ class Intake:
     def capture(self, tool_name: str, result: object, tool_call_id: str | None) -> None:
         """Take in one tool result; only a Reader tool's result can hold sources."""
         items = self._hooks.reader_items(tool_name, result)
+        if items is None and self._hooks.is_reader_tool(tool_name) and not _prose(_parsed(result)):
+            logger.warning(
+                "moca_agui: a result of %s could not be read: the sources the model counted "
+                "in it are not known, so default markers are left out (versioned refs are "
+                "cited; numbered tools, moca_agui.numbered, keep every marker)",
+                tool_name,
+            )
+            self._ledger.result_unread()
         if items:
             now = datetime.now(UTC)
             entries = [item for item, _ in self._entries(tool_name, items) if item is not None]
@@ -52,7 +60,8 @@ class Intake:
     def earlier(self, result: EarlierResult) -> None:
         """Take in one result of the thread's earlier turns: which entries the model read
         there, in order, with any marker it was shown. Its records are not kept: the
-        client sent them."""
+        client sent them. Raises ValueError for a Reader result that cannot be read (too
+        long, malformed JSON): the entries the model read there are not known."""
         if not self._hooks.is_reader_tool(result.tool_name):
             return
         content = _parsed(result.content)
@@ -61,7 +70,14 @@ class Intake:
             view = [(None, content)]
         entries: list[tuple[Entry, str | None]] = []
         for marker, shown in view:
-            for item in self._hooks.reader_items(result.tool_name, shown) or ():
+            try:
+                items = self._hooks.read_items(result.tool_name, shown)
+            except ValueError as exc:
+                if not _prose(shown):  # the model may have counted sources in it
+                    raise ValueError(f"a result of {result.tool_name}: {exc}") from exc
+                logger.debug("moca_agui: an earlier result of %s is prose", result.tool_name)
+                continue
+            for item in items or ():
                 entry = Entry(item.ref) if isinstance(item, CompactResult) else entry_of(item)
                 if entry is not None:
                     entries.append((entry, marker))
@@ -75,11 +91,16 @@ class Intake:
             return result
         pairs = self._entries(tool_name, items)
         kept = [item for item, _ in pairs if item is not None]
-        markers = iter(self._ledger.show([entry for entry, _, _ in kept]))
-        view = [
-            {"marker": next(markers), "result": shown} if item is not None else {"result": shown}
-            for item, shown in pairs
-        ]
+        if not self._ledger.thread_read:  # any number might be one the thread gave another
+            view = [{"result": shown} for _, shown in pairs]
+        else:
+            markers = iter(self._ledger.show([entry for entry, _, _ in kept]))
+            view = [
+                {"marker": next(markers), "result": shown}
+                if item is not None
+                else {"result": shown}
+                for item, shown in pairs
+            ]
         text = json.dumps({"results": view}, ensure_ascii=False, default=str)
         # Only what the model can be shown joins the ledger: a marker given to an entry
         # the ledger does not hold names nothing (the marker table keeps held entries).
@@ -122,6 +143,16 @@ class Intake:
                 continue
             pairs.append(((entry, record, False), item))
         return pairs
+
+
+def _prose(shown: object) -> bool:
+    """Whether an earlier result no one could read is prose (a Reader's error text, which
+    shows no source), not JSON the layer failed to read (too long, malformed)."""
+    return (
+        isinstance(shown, str)
+        and len(shown) <= MAX_RESULT_CHARS
+        and not shown.lstrip().startswith(("{", "["))
+    )
 
 
 def _parsed(content: object) -> object:

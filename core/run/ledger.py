@@ -18,8 +18,12 @@ or starts): the order the model read one turn's results in is then not known
 (`order_unknown`), in this run or in the earlier turns the client recorded from such a
 wire, or in an earlier turn whose results the thread lists in another order than their
 calls (`add_earlier(in_order=False)`). An entry whose place may differ between the orders
-such a turn's results could have been read in has no known number (`unsure`). Where the
-thread the model reads could not be read at all (`thread_unknown`), no entry has one.
+such a turn's results could have been read in has no known number (`unsure`).
+
+A thread that could not be read whole (`thread_unread`) leaves every number unknown: the
+model counted on from entries the run never saw, so no marker names a known source, and
+a numbered tool shows no marker (one could name two sources). A result of this run that
+could not be read (`result_unread`) leaves the default numbers unknown; shown ones stand.
 """
 
 from __future__ import annotations
@@ -66,14 +70,15 @@ class Ledger:
 
     __slots__ = (
         "_calls",
+        "_counted",
         "_earlier",
         "_lock",
         "_next",
         "_order",
         "_ordered",
+        "_read",
         "_results",
         "_shown",
-        "_thread_known",
         "_thread_ordered",
         "_turns",
         "_unordered_turns",
@@ -83,7 +88,8 @@ class Ledger:
     def __init__(self) -> None:
         self._ordered = True  # whether this run's calls are announced in the model's order
         self._thread_ordered = True  # and whether the thread holds earlier turns' so
-        self._thread_known = True  # whether the thread the model reads was read
+        self._read = True  # whether the thread was read whole (else no number is known)
+        self._counted = True  # whether every result of this run was read (else its count)
         self._calls: dict[str, int] = {}  # tool call id -> its place in the model's order
         self._earlier: list[Entry] = []  # the thread's entries, in the order the model read them
         #: the thread's results, each as its entries, by turn (read only when an order is not known)
@@ -104,17 +110,24 @@ class Ledger:
             self._ordered = self._ordered and not this_run
             self._order = None
 
-    def thread_unknown(self) -> None:
-        """The thread the model reads could not be read: how many sources it numbered
-        before this run's is not known, so no entry's default number is."""
-        with self._lock:
-            self._thread_known = False
-            self._unsure = None
+    def thread_unread(self) -> None:
+        """The thread could not be read whole: which source any number names is not known."""
+        self._read = False
+
+    def result_unread(self) -> None:
+        """A result of this run could not be read: how many sources the model counted in
+        it is not known, so no default number is."""
+        self._counted = False
 
     @property
-    def thread_known(self) -> bool:
-        """Whether the thread the model reads was read (`thread_unknown`)."""
-        return self._thread_known
+    def counted(self) -> bool:
+        """Whether every result of this run was read, so the default numbers are known."""
+        return self._counted
+
+    @property
+    def thread_read(self) -> bool:
+        """Whether the thread was read whole, so the numbers the model counted are known."""
+        return self._read
 
     @property
     def order_known(self) -> tuple[bool, bool]:
@@ -189,8 +202,6 @@ class Ledger:
         turn's results could have been read in (none when every turn's order is known):
         the default marker of such an entry depends on an order no one knows."""
         order = self.entries()
-        if not self._thread_known:
-            return frozenset(seen.entry for seen in order)
         if self._ordered and self._thread_ordered and not self._unordered_turns:
             return frozenset()
         cached = self._unsure

@@ -73,7 +73,7 @@ class Resolver:
         table, unsure = self._marker_table(seen, by_entry)
         markers = {marker: entry.ref for marker, entry in table.items()}
         first: dict[Entry, str | None] = {}  # entry -> marker, in order of first mention
-        if report and self._ledger.thread_known:  # an unknown thread was logged once
+        if report:
             for marker in dict.fromkeys(mention.marker for mention in find_markers(text, unsure)):
                 logger.warning(
                     "moca_agui: left out the marker %s: the service sends parallel Reader "
@@ -111,8 +111,13 @@ class Resolver:
         """marker -> entry: the shown numbers, the default numbering, or a plugin's table;
         a marker naming an entry the run does not hold names nothing. Apart (marker ->
         ref): the markers whose entry may have had another place in the model's order
-        (`Ledger.unsure`), unless the model was shown that marker beside it."""
+        (`Ledger.unsure`), unless the model was shown that marker beside it. A thread not
+        read whole: no marker names a known source (logged once, when it was found so)."""
+        if not self._ledger.thread_read:
+            return {}, {}
         shown = self._ledger.shown()
+        if not shown and not self._ledger.counted:  # the default numbers are not known
+            return {}, {}
         table = self._hooks.marker_table([s.entry for s in seen], shown)
         unsettled = self._ledger.unsure()
         known: dict[str, Entry] = {}

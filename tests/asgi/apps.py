@@ -61,6 +61,7 @@ def service(events: Sequence[BaseEvent]) -> Starlette:
     """An AG-UI service whose POST `/` streams `events`, beside routes that are no run."""
 
     async def agent(request: Request) -> StreamingResponse:
+        await request.body()  # the run's input, as every AG-UI endpoint reads it first
         encoder = EventEncoder()
         return StreamingResponse(
             (encoder.encode(event) async for event in _aiter(events)),
@@ -83,6 +84,7 @@ def service(events: Sequence[BaseEvent]) -> Starlette:
         return Response(body, media_type=SSE, headers=headers)
 
     async def sized(request: Request) -> Response:  # SSE with a content-length
+        await request.body()
         return Response(encoded(events), media_type=SSE)
 
     async def text(request: Request) -> PlainTextResponse:
@@ -103,9 +105,12 @@ def service(events: Sequence[BaseEvent]) -> Starlette:
 
 
 def chunked(chunks: Sequence[bytes], content_type: str = SSE) -> ASGIApp:
-    """A raw ASGI app that sends `chunks` as its body, one message each."""
+    """A raw ASGI app that reads the request's body, then sends `chunks` as its body, one
+    message each."""
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
+        while (await receive()).get("more_body", False):
+            pass
         headers = [(b"content-type", content_type.encode())]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         for chunk in chunks:

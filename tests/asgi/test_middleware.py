@@ -376,7 +376,7 @@ async def test_an_event_that_never_ends_is_not_held_back(
             sent.append(message["body"])
 
     async def receive() -> dict[str, Any]:
-        return {"type": "http.request", "body": b"", "more_body": False}
+        return {"type": "http.request", "body": b"{}", "more_body": False}
 
     scope = {"type": "http", "method": "POST", "path": "/", "headers": []}
     with caplog.at_level(logging.WARNING, logger="moca_agui"):

@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import httpx
+import pytest
 from ag_ui.core import BaseEvent, RunAgentInput
 from ag_ui.encoder import EventEncoder
 from starlette.applications import Starlette
@@ -24,6 +25,7 @@ from thread_turns import Lookup
 
 import moca_agui
 import moca_agui.adapter
+from moca_agui.adapter import MAX_RESULT_CHARS
 from moca_agui.asgi import CitationMiddleware
 from streams import message, run, source, tool_call
 from support import citation_events, collect, parse_sse, record, ref, run_input
@@ -143,18 +145,24 @@ def test_a_kept_thread_comes_first_and_what_it_holds_counts_once():
     assert [entry["marker"] for entry in shown["results"]] == ["[3]", "[1]", "[2]", "[4]"]
 
 
-def test_a_kept_thread_that_cannot_be_read_costs_only_the_earlier_sources(caplog):
+async def test_a_kept_thread_that_cannot_be_read_fails_closed(caplog):
+    """The thread the model reads is not known whole: no marker is shown or cited."""
+
     def broken() -> Iterator[object]:
         raise RuntimeError("the store is down")
         yield
 
     citation_run = moca_agui.adapter.CitationRun()
     sent = turn_input(*earlier_turn(1, "moca_search", numbered_view(("[1]", A)), "[1]"))
-    with caplog.at_level(logging.ERROR, logger="moca_agui"):
+    with caplog.at_level(logging.WARNING, logger="moca_agui"):
         citation_run.read_history(sent.messages, kept=broken())
-    assert "earlier turns not read" in caplog.text
+    assert "the thread was not read: RuntimeError: the store is down" in caplog.text
     shown = json.loads(str(citation_run.numbered("moca_search", {"results": [C]})))
-    assert [entry["marker"] for entry in shown["results"]] == ["[1]"]
+    assert shown == {"results": [{"result": C}]}
+    citation_run.add_text("m", f"C is [1], {C['node']['ref']}.")
+    event = await citation_run.event_for("m")
+    assert event is not None
+    assert event.value["citations"] == [{"record": C}]
 
 
 async def test_a_kept_thread_is_read_once_with_only_the_clients_answers_to_its_open_calls():
@@ -322,13 +330,27 @@ async def test_only_reader_results_listed_out_of_call_order_make_a_turn_unsure(c
     assert "left out the marker" not in caplog.text
 
 
-async def test_a_thread_that_cannot_be_read_costs_only_the_earlier_sources(caplog):
+@pytest.mark.parametrize(
+    "thread",
+    [
+        pytest.param([object()], id="an item that is no message"),
+        pytest.param(earlier_turn(1, "moca_get_node", "[" * 50_000, "x"), id="nested too deep"),
+        pytest.param(earlier_turn(1, "moca_get_node", '{"node": ', "x"), id="malformed JSON"),
+        pytest.param(earlier_turn(1, "moca_get_node", "[" + " " * MAX_RESULT_CHARS, ""), id="long"),
+    ],
+)
+async def test_a_thread_that_cannot_be_read_fails_closed(thread: list[Any], caplog):
+    """The model may have counted sources in what the layer cannot read: its `[1]` may be
+    the thread's first source, not this run's. Only versioned refs are cited; one line
+    says why."""
     broken = RunAgentInput.model_validate(run_input(run_id="run-2"))
-    broken.messages = [object()]  # type: ignore[list-item]
-    parts = (tool_call("c2", "moca_get_node", C), message("m2", "[1]"))
-    assert await cited(broken, *parts) == [{"marker": "[1]", "record": C}]
-    hostile = earlier_turn(1, "moca_get_node", "[" * 50_000, "x")
-    assert await cited(turn_input(*hostile), *parts) == [{"marker": "[1]", "record": C}]
+    broken.messages = [*thread, *broken.messages]
+    parts = (tool_call("c2", "moca_get_node", C), message("m2", f"[1]; {C['node']['ref']}"))
+    with caplog.at_level(logging.WARNING, logger="moca_agui"):
+        assert await cited(broken, *parts) == [{"record": C}]
+    (line,) = caplog.records
+    assert "the thread was not read" in line.getMessage()
+    assert "markers are left out" in line.getMessage()
 
 
 async def test_an_earlier_result_that_is_not_json_costs_only_itself():
@@ -367,3 +389,29 @@ async def test_the_middleware_reads_the_thread_from_the_request_body():
         response = await client.post("/", json=body)
     [value] = citation_events(parse_sse(response.text))
     assert value["citations"] == [{"marker": "[2]", "record": C}]  # [1]: no lookup, left out
+
+
+async def test_a_second_run_in_the_stream_of_a_thread_not_read_cites_no_marker_either(caplog):
+    """The second run's thread holds the first one's: not read whole either."""
+    broken = turn_input(*earlier_turn(1, "moca_get_node", '{"node": ', "x"))
+    first = run(tool_call("c2", "moca_get_node", C), message("m2", "[1]"), run_id="run-2")
+    second = run(
+        tool_call("c3", "moca_get_node", A), message("m3", f"[1]; {ref(A)}"), run_id="run-3"
+    )
+    with caplog.at_level(logging.WARNING, logger="moca_agui"):
+        out = await collect(moca_agui.cite(source([*first, *second]), input=broken))
+    assert [value["citations"] for value in citation_events(out)] == [[], [{"record": A}]]
+    assert len(caplog.records) == 1
+
+
+async def test_the_results_of_a_thread_not_read_whole_still_name_nodes_for_versioned_refs():
+    """Past an earlier result it cannot read, the thread's other results are read: their
+    numbers are not known, but a versioned ref to one of their nodes is cited (with the
+    record `lookup` gives now)."""
+    thread = [
+        *earlier_turn(1, "moca_get_node", '{"node": ', "x"),
+        *earlier_turn(2, "moca_get_node", A, "A [2]."),
+    ]
+    parts = (tool_call("c3", "moca_get_node", C), message("m3", f"[2] is {ref(A)}; [3]."))
+    got = await cited(turn_input(*thread, run_id="run-3"), *parts, lookup=Lookup(A))
+    assert got == [{"record": A}]
