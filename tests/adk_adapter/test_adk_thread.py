@@ -121,5 +121,5 @@ async def test_agents_that_differ_in_what_they_read_leave_default_markers_out(ca
     with caplog.at_level(logging.WARNING, logger="moca_agui"):
         stream = await post(app, run_input("q1", "run-1", thread_id=new_thread_id()))
     assert cited(stream) == [{"record": B}]
-    said = [r.getMessage() for r in caplog.records if "could not be read" in r.getMessage()]
-    assert len(said) == 1 and "moca_agui.numbered" in said[0]
+    said = [r.getMessage() for r in caplog.records if "the thread was not read" in r.getMessage()]
+    assert len(said) == 1 and "markers are left out" in said[0]

@@ -156,8 +156,8 @@ async def test_a_thread_only_the_provider_holds_leaves_default_markers_out(caplo
     with caplog.at_level(logging.WARNING, logger="moca_agui"):
         stream = await post(app, run_input("q1", "run-1"))
     assert cited(stream) == [{"record": B}]
-    said = [r.getMessage() for r in caplog.records if "could not be read" in r.getMessage()]
-    assert len(said) == 1 and "moca_agui.numbered" in said[0]
+    said = [r.getMessage() for r in caplog.records if "the thread was not read" in r.getMessage()]
+    assert len(said) == 1 and "markers are left out" in said[0]
 
 
 @pytest.mark.filterwarnings("ignore:.*FileHistoryProvider is experimental")
@@ -173,5 +173,5 @@ async def test_a_history_the_chat_agent_loads_itself_leaves_default_markers_out(
     with caplog.at_level(logging.WARNING, logger="moca_agui"):
         stream = await post(app, run_input("q1", "run-1"))
     assert cited(stream) == [{"record": B}]
-    said = [r.getMessage() for r in caplog.records if "could not be read" in r.getMessage()]
-    assert len(said) == 1 and "moca_agui.numbered" in said[0]
+    said = [r.getMessage() for r in caplog.records if "the thread was not read" in r.getMessage()]
+    assert len(said) == 1 and "markers are left out" in said[0]
