@@ -1,0 +1,128 @@
+"""The marker finder and a CommonMark parser (markdown-it-py) agree on what an answer
+shows as text: over generated answers with fences of both kinds and any length, open or
+closed, indented code, code spans, list items and links, every marker the parser renders
+as text (outside a link) is found, and no other."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
+
+from moca_agui.records.references import find_markers
+
+MARKERS = {f"[{n}]": f"ref-{n}" for n in range(1, 10)}
+PARSER = MarkdownIt("commonmark")
+
+marker = st.integers(1, 9).map(lambda n: f"[{n}]")
+word = st.one_of(marker, st.sampled_from(["see", "xs", "a:", "- b", "1.", "#", ">", "*"]))
+
+
+def _words(draw: st.DrawFn, size: int = 5) -> str:
+    parts = []
+    for _ in range(draw(st.integers(1, size))):
+        kind = draw(st.sampled_from(["word", "word", "span", "ticks", "link", "tilde"]))
+        if kind == "word":
+            parts.append(draw(word))
+        elif kind == "span":
+            ticks = "`" * draw(st.integers(1, 3))
+            inner = " ".join(draw(st.lists(st.one_of(word, st.just("`"), st.just("``")), max_size=3)))
+            parts.append(f"{ticks}{inner}{ticks}")
+        elif kind == "ticks":
+            parts.append(("\\" if draw(st.booleans()) else "") + "`" * draw(st.integers(1, 3)))
+        elif kind == "link":
+            parts.append(draw(marker) + draw(st.sampled_from(["(https://x.org/a)", "[]", "[d]"])))
+        else:
+            parts.append("~" * draw(st.integers(1, 4)))
+    return " ".join(parts)
+
+
+@st.composite
+def paragraph(draw: st.DrawFn) -> list[str]:
+    return [_words(draw) for _ in range(draw(st.integers(1, 3)))]
+
+
+@st.composite
+def fence(draw: st.DrawFn) -> list[str]:
+    char = draw(st.sampled_from("`~"))
+    length = draw(st.integers(3, 5))
+    indent = " " * draw(st.integers(0, 4))
+    info = draw(st.sampled_from(["", "python", "[1]", "a`b", "x ~~~"]))
+    lines = [f"{indent}{char * length}{info}"]
+    lines += [" " * draw(st.integers(0, 5)) + _words(draw) for _ in range(draw(st.integers(0, 3)))]
+    close = draw(st.sampled_from(["same", "longer", "shorter", "other", "none"]))
+    closing = {
+        "same": char * length,
+        "longer": char * (length + 1),
+        "shorter": char * (length - 1),
+        "other": ("~" if char == "`" else "`") * length,
+        "none": None,
+    }[close]
+    if closing is not None:
+        lines.append(" " * draw(st.integers(0, 4)) + closing)
+    return lines
+
+
+@st.composite
+def indented(draw: st.DrawFn) -> list[str]:
+    lead = draw(st.sampled_from(["    ", "\t", "      ", "  \t"]))
+    return [lead + _words(draw) for _ in range(draw(st.integers(1, 3)))]
+
+
+@st.composite
+def definition(draw: st.DrawFn) -> list[str]:
+    title = draw(st.sampled_from(["", ' "T"', " 'T'", " (T)"]))
+    return [f"{draw(marker)}: https://x.org/{draw(st.integers(1, 9))}{title}"]
+
+
+@st.composite
+def list_item(draw: st.DrawFn) -> list[str]:
+    bullet = draw(st.sampled_from(["-", "*", "1.", "2)", "10."]))
+    gap = " " * draw(st.integers(1, 5))
+    body = draw(st.one_of(paragraph(), fence(), indented()))
+    width = len(bullet) + len(gap) if len(gap) <= 4 else len(bullet) + 1
+    pad = " " * draw(st.sampled_from([width, width, 0, 2]))
+    first = f"{bullet}{gap}{body[0]}" if len(gap) <= 4 else f"{bullet} {body[0]}"
+    return [first, *(pad + line for line in body[1:])]
+
+
+block = st.one_of(paragraph(), fence(), indented(), definition(), list_item())
+
+
+@st.composite
+def answer(draw: st.DrawFn) -> str:
+    lines: list[str] = []
+    for chunk in draw(st.lists(block, min_size=1, max_size=5)):
+        if lines and draw(st.booleans()):
+            lines.append("")
+        lines.extend(chunk)
+    return "\n".join(lines)
+
+
+def shown(text: str) -> Counter[str]:
+    """The markers markdown-it-py renders as text, outside links and code."""
+    found: Counter[str] = Counter()
+    for token in PARSER.parse(text):
+        if token.type != "inline":
+            continue
+        links, pieces = 0, []
+        for child in token.children or []:
+            if child.type in ("link_open", "link_close"):
+                links += 1 if child.type == "link_open" else -1
+                pieces.append("\n")
+            elif child.type in ("text", "text_special") and not links:
+                pieces.append(child.content)
+            else:
+                pieces.append("\n")
+        found.update(re.findall(r"\[[1-9]\]", "".join(pieces)))
+    return found
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(answer())
+def test_the_finder_and_markdown_it_agree_on_what_is_code(text: str) -> None:
+    found = Counter(mention.marker for mention in find_markers(text, MARKERS))
+    assert found == shown(text)
