@@ -5,7 +5,7 @@ character at least as long, or running to the end of the answer or of their list
 indented code blocks (four columns past their container, never interrupting a
 paragraph), code spans of any backtick count (a run no run of the same length closes in
 its paragraph is text), and link reference definitions (`[1]: https://...`, which are not
-shown). Containers: list items, as CommonMark nests them; block quotes and HTML blocks are
+shown). Containers: list items and block quotes, as CommonMark nests them; HTML blocks are
 read as paragraphs. One pass, linear in the text; `CodeScanner` reads an answer as it
 streams, line by line.
 """
@@ -27,7 +27,11 @@ _DEFINITION = re.compile(
     r"(?:[ \t]*|[ \t]*(?:<[^<>\n]*>|[^\s<][^\s]*)"
     r"(?:[ \t]+(?:\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|\((?:[^()\\]|\\.)*\)))?[ \t]*)"
 )
+#: A line's first word that what follows it decides: a list marker (an empty item cannot
+#: interrupt a paragraph), a break's or a heading's, a definition's label.
+_UNDECIDED = re.compile(r"(?:[-+*_=#>`~]+|[0-9]{1,9}[.)])[ \t]|\[[^\[\]]*\]:")
 _BACKTICKS = re.compile(r"`+")
+_QUOTE = -1  # a block quote among the open containers
 
 
 class Hidden(NamedTuple):
@@ -59,14 +63,16 @@ class CodeScanner:
     order). Everything before `settled` is decided: text after it may still become code
     (a code span's closing backticks not yet read)."""
 
-    __slots__ = ("_fence", "_items", "_paragraph", "_spans", "hidden", "labels", "settled")
+    __slots__ = ("_containers", "_fence", "_paragraph", "_spans", "hidden", "labels", "settled")
 
     def __init__(self) -> None:
         self.hidden: list[Hidden] = []
         self.labels: set[str] = set()
         self.settled = 0
-        self._items: list[int] = []  # the content column of each open list item, outermost first
-        self._fence: tuple[str, int, int] | None = None  # character, length, list depth
+        #: The open containers, outermost first: a list item's content indentation (past
+        #: its container's), or `_QUOTE`.
+        self._containers: list[int] = []
+        self._fence: tuple[str, int, int] | None = None  # character, length, containers
         self._paragraph = False
         self._spans = _Spans(self.hidden)
 
@@ -90,13 +96,13 @@ class CodeScanner:
         """Begin reading `line`, the start of the answer's next line at offset `start`, if
         it is paragraph text whatever follows (its first word is whole): where that text
         begins in `line`, to be read with `inline`. None: not known yet, nothing read."""
-        saved = self._items[:], self._fence, self._paragraph
+        saved = self._containers[:], self._fence, self._paragraph
         found = self._classify(line, None)
-        self._items, self._fence, self._paragraph = saved
+        self._containers, self._fence, self._paragraph = saved
         if found is None:
             return None
         word = line[found:].lstrip(" \t")
-        if not word or (" " not in word and "\t" not in word):
+        if not word or (" " not in word and "\t" not in word) or _UNDECIDED.match(word):
             return None
         return self._classify(line, start)
 
@@ -111,41 +117,46 @@ class CodeScanner:
         """Read one line's block structure; the offset in `line` where its paragraph text
         begins, if it has some. Without `start`, only the block state changes."""
         line = line.rstrip("\r")
-        pos, column = _skip_space(line, 0, 0)
-        if pos == len(line):
-            if self._fence is not None:
-                self._hide(start, line)
-            self._end_paragraph(start)
-            return None
-        items = self._items
-        depth = _depth(items, column)
+        containers = self._containers
+        depth, pos, column, base = _match(line, containers)
+        pos, column = _skip_space(line, pos, column)
         if self._fence is not None:
             char, length, fence_depth = self._fence
             if depth >= fence_depth:
-                base = items[fence_depth - 1] if fence_depth else 0
                 if column - base <= 3 and _closes(line, pos, char, length):
                     self._fence = None
                 self._hide(start, line)
                 return None
-            self._fence = None  # its list item ended, and the fence with it
-        if self._paragraph and depth < len(items):
-            if not _starts_block(line, pos):
+            self._fence = None  # its container ended, and the fence with it
+        if pos == len(line):
+            self._end_paragraph(start)
+            del containers[depth:]
+            return None
+        if self._paragraph and depth < len(containers):
+            if column - base >= 4 or not _starts_block(line, pos):
                 return pos  # a lazy continuation line
-            self._end_paragraph(start)  # it was in a list item that ends here
-        del items[depth:]
+            self._end_paragraph(start)  # it was in a container that ends here
+        del containers[depth:]
         while True:
-            base = items[-1] if items else 0
             if column - base >= 4:
                 if self._paragraph:
                     return pos
                 self._hide(start, line)  # an indented code block
                 return None
             char = line[pos]
+            if char == ">":
+                self._end_paragraph(start)
+                containers.append(_QUOTE)
+                pos, base = _after_quote(line, pos, column)
+                pos, column = _skip_space(line, pos, base)
+                if pos == len(line):
+                    return None
+                continue
             if char in "`~":
                 length = _run(line, pos, char)
                 if length >= 3 and (char == "~" or "`" not in line[pos + length :]):
                     self._end_paragraph(start)
-                    self._fence = (char, length, len(items))
+                    self._fence = (char, length, len(containers))
                     self._hide(start, line)
                     return None
             if self._paragraph and _SETEXT.fullmatch(line, pos):
@@ -157,10 +168,11 @@ class CodeScanner:
             item = _list_item(line, pos, column)
             if item is not None and not (self._paragraph and not item.may_interrupt):
                 self._end_paragraph(start)
-                items.append(item.content_column)
+                containers.append(item.content_column - base)
                 if item.content is None:
                     return None  # an empty item so far
                 pos, column = item.content, item.content_column
+                base = item.content_column
                 if item.indented_code:
                     self._hide(start, line)
                     return None
@@ -225,7 +237,8 @@ def _starts_block(line: str, pos: int) -> bool:
     if char in "`~" and _run(line, pos, char) >= 3:
         return char == "~" or "`" not in line[pos + _run(line, pos, char) :]
     return bool(
-        _THEMATIC_BREAK.fullmatch(line, pos)
+        char == ">"
+        or _THEMATIC_BREAK.fullmatch(line, pos)
         or _ATX.match(line, pos)
         or _list_item(line, pos, 0) is not None
     )
@@ -252,12 +265,31 @@ def _skip_space(line: str, pos: int, column: int) -> tuple[int, int]:
     return pos, column
 
 
-def _depth(items: list[int], column: int) -> int:
-    """How many of the open list items a line indented to `column` stays in."""
-    depth = 0
-    while depth < len(items) and items[depth] <= column:
-        depth += 1
-    return depth
+def _match(line: str, containers: list[int]) -> tuple[int, int, int, int]:
+    """How many of the open containers `line` stays in (a block quote needs its `>`, a
+    list item its indentation, or a blank line), where the rest of the line starts and
+    its column, and the column the innermost one's content is indented from."""
+    pos = column = base = 0
+    for depth, container in enumerate(containers):
+        first, first_column = _skip_space(line, pos, column)
+        if container == _QUOTE:
+            if first_column - base > 3 or not line.startswith(">", first):
+                return depth, pos, column, base
+            pos, column = _after_quote(line, first, first_column)
+            base = column
+        elif first < len(line) and first_column - base < container:
+            return depth, pos, column, base
+        else:
+            base += container
+    return len(containers), pos, column, base
+
+
+def _after_quote(line: str, pos: int, column: int) -> tuple[int, int]:
+    """Where a block quote's content starts after its `>` at `pos`, and its column."""
+    pos, column = pos + 1, column + 1
+    if line.startswith((" ", "\t"), pos):
+        pos, column = pos + 1, column + 1
+    return pos, column
 
 
 # -- code spans ---------------------------------------------------------------------------
