@@ -1,18 +1,24 @@
 """The marker finder and a CommonMark parser (markdown-it-py) agree on what an answer
 shows as text: over generated answers with fences of both kinds and any length, open or
 closed, indented code, code spans, list items, block quotes and links, every marker the
-parser renders as text (outside a link) is found, and no other."""
+parser renders as text (outside a link) is found, and no other. The npm package's
+`locateMarkers` places the same markers at the same offsets."""
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
+import subprocess
 from collections import Counter
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 from moca_agui.records.references import find_markers
+from support import ROOT
 
 MARKERS = {f"[{n}]": f"ref-{n}" for n in range(1, 10)}
 PARSER = MarkdownIt("commonmark")
@@ -141,3 +147,31 @@ def test_the_finder_and_markdown_it_agree_on_what_is_code(text: str) -> None:
     assume(not LAZY_FENCE.search(text))
     found = Counter(mention.marker for mention in find_markers(text, MARKERS))
     assert found == shown(text)
+
+
+NODE_LOCATE = """
+import { readFileSync } from "node:fs";
+import { locateMarkers } from "./index.js";
+const record = (n) => ({ node: { ref: `https://example.org/kb@1.0.0#${n}.md` } });
+const citations = [1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => ({ marker: `[${n}]`, record: record(n) }));
+const found = JSON.parse(readFileSync(0, "utf8")).map((text) =>
+  locateMarkers(text, citations).map((m) => [m.citation.marker, m.start]));
+process.stdout.write(JSON.stringify(found));
+"""
+
+
+@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(answer(), min_size=60, max_size=60))
+def test_the_npm_package_places_markers_where_the_finder_finds_them(texts: list[str]) -> None:
+    """The same answers through `locateMarkers` (node) and `find_markers`: the same
+    markers at the same offsets (the answers are ASCII: UTF-16 offsets are the same)."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("needs node")
+    placed = subprocess.run(
+        [node, "--input-type=module", "-e", NODE_LOCATE],
+        input=json.dumps(texts), capture_output=True, text=True, check=True, cwd=ROOT / "js",
+        timeout=120,
+    ).stdout  # fmt: skip
+    for text, found in zip(texts, json.loads(placed), strict=True):
+        assert found == [[m.marker, m.start] for m in find_markers(text, MARKERS)], text
