@@ -709,6 +709,7 @@ const DEFINITION = new RegExp(
   "y",
 );
 const QUOTE = -1; // a block quote among the open containers
+const MAX_DEPTH = 32; // how deep containers nest at most: each line is matched against each
 
 /** Whether `pattern` (sticky) matches `line` at `pos`. @param {RegExp} pattern */
 function matchesAt(pattern, /** @type {string} */ line, /** @type {number} */ pos) {
@@ -737,6 +738,9 @@ function hiddenRanges(text) {
   const hidden = [];
   /** @type {Set<string>} */
   const labels = new Set();
+  // What code or a definition needs; without it nothing is hidden (a line nested too deep
+  // is no code).
+  if (!["`", "~", "\t", "    ", "]:"].some((sign) => text.includes(sign))) return { hidden, labels };
   /** @type {number[]} */
   const containers = []; // a list item's content indentation (past its container's), or QUOTE
   /** @type {{ char: string, length: number, depth: number } | null} */
@@ -785,6 +789,10 @@ function hiddenRanges(text) {
         return null;
       }
       const char = line[pos];
+      if (containers.length === MAX_DEPTH && (char === ">" || listItem(line, pos, 0))) {
+        hide(start, line); // too deep to follow in linear time: not text
+        return null;
+      }
       if (char === ">") {
         endParagraph();
         containers.push(QUOTE);

@@ -32,6 +32,12 @@ _DEFINITION = re.compile(
 _UNDECIDED = re.compile(r"(?:[-+*_=#>`~]+|[0-9]{1,9}[.)])[ \t]|\[[^\[\]]*\]:")
 _BACKTICKS = re.compile(r"`+")
 _QUOTE = -1  # a block quote among the open containers
+#: How deep containers nest at most: each line is matched against every open one.
+_MAX_DEPTH = 32
+#: What code or a definition needs: a backtick or tilde, four columns of indentation, a
+#: definition's `]:`. Without them nothing is hidden (not even a line nested too deep,
+#: whose text is no code).
+_MAY_HIDE = ("`", "~", "\t", "    ", "]:")
 
 
 class Hidden(NamedTuple):
@@ -44,6 +50,8 @@ class Hidden(NamedTuple):
 def hidden_ranges(text: str) -> tuple[list[Hidden], set[str]]:
     """The ranges of `text` that are code or a link reference definition, in order, and
     the labels the definitions define (`normal_label`)."""
+    if not any(sign in text for sign in _MAY_HIDE):
+        return [], set()
     scanner = CodeScanner()
     at = 0
     for line in text.split("\n"):
@@ -144,6 +152,9 @@ class CodeScanner:
                 self._hide(start, line)  # an indented code block
                 return None
             char = line[pos]
+            if len(containers) == _MAX_DEPTH and (char == ">" or _list_item(line, pos, 0)):
+                self._hide(start, line)  # too deep to follow in linear time: not text
+                return None
             if char == ">":
                 self._end_paragraph(start)
                 containers.append(_QUOTE)

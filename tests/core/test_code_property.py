@@ -2,10 +2,12 @@
 shows as text: over generated answers with fences of both kinds and any length, open or
 closed, indented code, code spans, list items, block quotes and links, every marker the
 parser renders as text (outside a link) is found, and no other. The npm package's
-`locateMarkers` places the same markers at the same offsets."""
+`locateMarkers` places the same markers at the same offsets, and the look-ahead, fed the
+answer in deltas, reads as text what the finder reads."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import shutil
@@ -17,7 +19,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
+from moca_agui.records.code import hidden_ranges
 from moca_agui.records.references import find_markers
+from moca_agui.stream.prose import Prose
 from support import ROOT
 
 MARKERS = {f"[{n}]": f"ref-{n}" for n in range(1, 10)}
@@ -160,8 +164,12 @@ process.stdout.write(JSON.stringify(found));
 """
 
 
-@settings(max_examples=5, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(answer(), min_size=60, max_size=60))
+@settings(
+    max_examples=10,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(st.lists(answer(), min_size=30, max_size=30))
 def test_the_npm_package_places_markers_where_the_finder_finds_them(texts: list[str]) -> None:
     """The same answers through `locateMarkers` (node) and `find_markers`: the same
     markers at the same offsets (the answers are ASCII: UTF-16 offsets are the same)."""
@@ -175,3 +183,24 @@ def test_the_npm_package_places_markers_where_the_finder_finds_them(texts: list[
     ).stdout  # fmt: skip
     for text, found in zip(texts, json.loads(placed), strict=True):
         assert found == [[m.marker, m.start] for m in find_markers(text, MARKERS)], text
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(answer(), st.lists(st.integers(1, 9), min_size=1, max_size=20))
+def test_the_look_ahead_reads_as_text_what_the_finder_does(text: str, sizes: list[int]) -> None:
+    """`Prose`, fed the answer in deltas of any sizes, hands on as text exactly the markers
+    outside code that the whole answer has: a fence or span split over deltas never leaks."""
+    prose, handed, at = Prose(), [], 0
+    for size in itertools.cycle(sizes):
+        if at >= len(text):
+            break
+        handed.append(prose.feed(text[at : at + size]))
+        at += size
+    handed.append(prose.close())
+    hidden, _ = hidden_ranges(text)
+    outside = [
+        match.group()
+        for match in re.finditer(r"\[[1-9]\]", text)
+        if not any(start <= match.start() < end for start, end in hidden)
+    ]
+    assert Counter(re.findall(r"\[[1-9]\]", "".join(handed))) == Counter(outside)
