@@ -76,6 +76,14 @@ def test_finding_code_is_linear_on_unclosed_backticks():
         assert [m.marker for m in find_markers(text, {"[1]": "r1"})] == ["[1]"]
 
 
+def test_finding_code_is_linear_in_deeply_nested_containers():
+    # Each line is matched against the open containers: unbounded, 5,000 nested list items
+    # and 50,000 blank lines would cost 250 million steps (minutes); bounded, well under one.
+    for nest in ("- " * 5_000, "> " * 5_000):
+        text = f"{nest}```\n" + "\n" * 50_000 + "[1]"
+        assert [m.marker for m in find_markers(text, {"[1]": "r1"})] == ["[1]"]
+
+
 def test_ref_finding_is_linear_on_long_tokens_without_delimiters():
     # A quadratic scan would take minutes here; a linear one well under a second.
     text = "a" * 2_000_000 + "#" + "b" * 2_000_000
