@@ -13,7 +13,8 @@ _UNDECIDED = 128
 
 class Prose:
     """Feed it an answer's deltas in order; each call returns the text now known to be
-    shown as text, with code (and link reference definitions) replaced by a line feed.
+    shown as text; code (and link reference definitions) only as far as it may hold refs,
+    which count wherever they stand.
     A fence split over deltas, or a code span whose closing backticks are still to come,
     is held back until it is decided. Linear in the answer."""
 
@@ -101,7 +102,7 @@ class Prose:
             start, end = hidden[self._hidden]
             if start > at:
                 pieces.append(held[at - base : start - base])
-            pieces.append("\n")
+            pieces.append(_as_refs(held[max(at, start) - base : end - base]))
             at = max(at, end)
             self._hidden += 1
         if settled > at:
@@ -109,3 +110,13 @@ class Prose:
         self._held_from = max(at, settled)
         self._held = [held[self._held_from - base :]]
         return "".join(pieces)
+
+
+#: Brackets, backticks and tildes: code handed on holds no marker and opens no code.
+_NOT_MARKUP = str.maketrans("[`~", "   ")
+
+
+def _as_refs(code: str) -> str:
+    """`code` on a line of its own, as far as a ref in it can be found: no marker, no
+    indentation, nothing that opens code (a ref has no bracket or backtick)."""
+    return "\n" + " ".join(code.translate(_NOT_MARKUP).split()) + "\n"

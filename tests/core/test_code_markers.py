@@ -107,5 +107,14 @@ async def test_the_look_ahead_still_starts_a_lookup_before_the_answer_ends():
     assert citations == [{"marker": "[1]", "record": A}]
 
 
+async def test_a_ref_in_code_is_still_looked_up_as_the_answer_streams():
+    """A versioned ref counts wherever it stands, in code too: its lookup starts early."""
+    calls, citations = await _looked_up(
+        "Run:\n```sh\nmoca get ", f"{ref(A)} --id [2]\n", "```\nand ", "more ", "words."
+    )
+    assert calls == [(ref(A), False)]
+    assert citations == [{"record": A}]
+
+
 def _deltas(text: str, size: int) -> list[str]:
     return [text[at : at + size] for at in range(0, len(text), size)]
