@@ -645,8 +645,10 @@ const REF_LIKE = /^[A-Za-z][A-Za-z0-9+.-]*:[^@#]*@[^#]*#./;
 
 /**
  * Where the answer `text` refers to its sources, as offsets (`text.slice(start, end)`), in
- * text order, none inside another: each occurrence of a citation's marker outside markdown
- * code (as the service reads them: `xs[2]` in code is an index), each ref of a
+ * text order, none inside another: each occurrence of a citation's marker where CommonMark
+ * shows it as text, as the service reads them (none in code: `xs[2]` in code is an index;
+ * none in a link: `[1](https://...)`, `[1][docs]`, `[1]` with a definition
+ * `[1]: https://...`), each ref of a
  * citation standing between delimiters, and each ref-like token (`<package id>@<version>#
  * <path>`) that no citation has, with `citation` null: a reference the service left out,
  * which is not a source.
@@ -660,12 +662,14 @@ export function locateMarkers(text, citations) {
   }
   /** @type {Mention[]} */
   const found = [];
-  const code = text.includes("`") ? codeSpans(text) : [];
+  const { hidden, labels } = hiddenRanges(text);
   for (const citation of citations) {
     for (const marker of citation.markers ?? (citation.marker ? [citation.marker] : [])) {
+      const bracketed = marker.startsWith("[") && marker.endsWith("]");
       for (let at = text.indexOf(marker); at !== -1; at = text.indexOf(marker, at + 1)) {
-        if (!inCode(at, code)) {
-          found.push({ start: at, end: at + marker.length, citation });
+        const end = at + marker.length;
+        if (!inCode(at, hidden) && !(bracketed && isLink(text, end, marker, labels))) {
+          found.push({ start: at, end, citation });
         }
       }
     }
@@ -692,33 +696,302 @@ export function locateMarkers(text, citations) {
   return mentions;
 }
 
+// -- what CommonMark does not show as text (moca_agui.records.code) ---------------------
+
+const LIST_MARKER = /[-+*]|[0-9]{1,9}[.)]/y;
+const THEMATIC_BREAK = /(?:([-*_])[ \t]*)(?:\1[ \t]*){2,}$/y;
+const SETEXT = /(?:=+|-+)[ \t]*$/y;
+const ATX = /#{1,6}(?:[ \t]|$)/y;
+const DEFINITION = new RegExp(
+  String.raw`\[((?:[^\[\]\\]|\\.){1,999})\]:` +
+    String.raw`(?:[ \t]*|[ \t]*(?:<[^<>\n]*>|[^\s<][^\s]*)` +
+    String.raw`(?:[ \t]+(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\((?:[^()\\]|\\.)*\)))?[ \t]*)$`,
+  "y",
+);
+const QUOTE = -1; // a block quote among the open containers
+const MAX_DEPTH = 32; // how deep containers nest at most: each line is matched against each
+
+/** Whether `pattern` (sticky) matches `line` at `pos`. @param {RegExp} pattern */
+function matchesAt(pattern, /** @type {string} */ line, /** @type {number} */ pos) {
+  pattern.lastIndex = pos;
+  return pattern.exec(line);
+}
+
+/** A link label as CommonMark matches it: case folded, inner white space collapsed.
+ * @param {string} label */
+function normalLabel(label) {
+  return label.trim().split(/\s+/).join(" ").toLowerCase();
+}
+
 /**
- * Markdown's code in `text`, in order: from a run of backticks to the next run of as many
- * (a fenced block too); a run that none closes is text. Linear in the text.
- * @param {string} text @returns {Array<[number, number]>}
+ * The ranges of `text` that CommonMark shows as code or not at all: fenced code blocks
+ * (backticks or tildes, three or more, closed by a fence of the same character at least as
+ * long, else running to the end of the answer or of their container), indented code blocks,
+ * code spans of any backtick count (a run none of its length closes in its paragraph is
+ * text) and link reference definitions, in order; and the labels those define. List items
+ * and block quotes nest as CommonMark says. One pass, linear in the text; the same reading
+ * as moca_agui's.
+ * @param {string} text @returns {{ hidden: Array<[number, number]>, labels: Set<string> }}
  */
-function codeSpans(text) {
-  const runs = [...text.matchAll(/`+/g)].map((m) => [m.index ?? 0, (m.index ?? 0) + m[0].length]);
+function hiddenRanges(text) {
+  /** @type {Array<[number, number]>} */
+  const hidden = [];
+  /** @type {Set<string>} */
+  const labels = new Set();
+  // What code or a definition needs; without it nothing is hidden (a line nested too deep
+  // is no code).
+  if (!["`", "~", "\t", "    ", "]:"].some((sign) => text.includes(sign))) return { hidden, labels };
+  /** @type {number[]} */
+  const containers = []; // a list item's content indentation (past its container's), or QUOTE
+  /** @type {{ char: string, length: number, depth: number } | null} */
+  let fence = null;
+  let paragraph = false;
+  /** @type {Run[]} */
+  let runs = []; // the current paragraph's backtick runs
+
+  const endParagraph = () => {
+    paragraph = false;
+    spans(runs, hidden);
+    runs = [];
+  };
+  /** @param {number} start @param {string} line */
+  const hide = (start, line) => {
+    endParagraph();
+    hidden.push([start, start + line.length]);
+  };
+
+  /** @param {string} line @param {number} start @returns {number | null} */
+  const classify = (line, start) => {
+    let [depth, pos, column, base] = matchContainers(line, containers);
+    [pos, column] = skipSpace(line, pos, column);
+    if (fence) {
+      if (depth >= fence.depth) {
+        if (column - base <= 3 && closes(line, pos, fence.char, fence.length)) fence = null;
+        hide(start, line);
+        return null;
+      }
+      fence = null; // its container ended, and the fence with it
+    }
+    if (pos === line.length) {
+      endParagraph();
+      containers.length = depth;
+      return null;
+    }
+    if (paragraph && depth < containers.length) {
+      if (column - base >= 4 || !startsBlock(line, pos)) return pos; // a lazy continuation
+      endParagraph();
+    }
+    containers.length = depth;
+    for (;;) {
+      if (column - base >= 4) {
+        if (paragraph) return pos;
+        hide(start, line); // an indented code block
+        return null;
+      }
+      const char = line[pos];
+      if (containers.length === MAX_DEPTH && (char === ">" || listItem(line, pos, 0))) {
+        hide(start, line); // too deep to follow in linear time: not text
+        return null;
+      }
+      if (char === ">") {
+        endParagraph();
+        containers.push(QUOTE);
+        [pos, base] = afterQuote(line, pos, column);
+        [pos, column] = skipSpace(line, pos, base);
+        if (pos === line.length) return null;
+        continue;
+      }
+      if (char === "`" || char === "~") {
+        const length = runLength(line, pos, char);
+        if (length >= 3 && (char === "~" || !line.includes("`", pos + length))) {
+          endParagraph();
+          fence = { char, length, depth: containers.length };
+          hide(start, line);
+          return null;
+        }
+      }
+      if ((paragraph && matchesAt(SETEXT, line, pos)) || matchesAt(THEMATIC_BREAK, line, pos)) {
+        endParagraph();
+        return null;
+      }
+      const item = listItem(line, pos, column);
+      if (item && !(paragraph && !item.mayInterrupt)) {
+        endParagraph();
+        containers.push(item.contentColumn - base);
+        if (item.content === null) return null; // an empty item so far
+        pos = item.content;
+        column = base = item.contentColumn;
+        if (item.indentedCode) {
+          hide(start, line);
+          return null;
+        }
+        continue;
+      }
+      if (matchesAt(ATX, line, pos)) {
+        endParagraph();
+        runs = backtickRuns(line.slice(pos), start + pos);
+        endParagraph();
+        return null;
+      }
+      const definition = paragraph ? null : matchesAt(DEFINITION, line, pos);
+      if (definition) {
+        labels.add(normalLabel(definition[1]));
+        hide(start, line);
+        return null;
+      }
+      paragraph = true;
+      return pos;
+    }
+  };
+
+  let at = 0;
+  for (const whole of text.split("\n")) {
+    const line = whole.replace(/\r+$/, "");
+    const found = classify(line, at);
+    if (found !== null) for (const run of backtickRuns(line.slice(found), at + found)) runs.push(run);
+    at += whole.length + 1;
+  }
+  endParagraph();
+  hidden.sort((a, b) => a[0] - b[0]);
+  return { hidden, labels };
+}
+
+/** @typedef {{ start: number, end: number, opens: number }} Run */
+
+/** The backtick runs of `text` (at offset `start`); a backslash before one makes its first
+ * backtick text. @param {string} text @param {number} start @returns {Run[]} */
+function backtickRuns(text, start) {
+  /** @type {Run[]} */
+  const found = [];
+  for (const match of text.matchAll(/`+/g)) {
+    const at = match.index ?? 0;
+    let slashes = 0;
+    while (at - slashes > 0 && text[at - slashes - 1] === "\\") slashes += 1;
+    const length = match[0].length;
+    found.push({ start: start + at, end: start + at + length, opens: length - (slashes % 2) });
+  }
+  return found;
+}
+
+/** A paragraph's code spans, into `hidden`: from a run to the next run as long as it opens;
+ * a run none closes is text. @param {Run[]} runs @param {Array<[number, number]>} hidden */
+function spans(runs, hidden) {
   /** @type {Array<number | undefined>} */
-  const closing = new Array(runs.length); // the next run of the same length
+  const closing = new Array(runs.length); // the next run as long as this one opens
   /** @type {Map<number, number>} */
   const last = new Map();
   for (let at = runs.length - 1; at >= 0; at -= 1) {
-    const length = runs[at][1] - runs[at][0];
-    closing[at] = last.get(length);
-    last.set(length, at);
+    closing[at] = last.get(runs[at].opens);
+    last.set(runs[at].end - runs[at].start, at);
   }
-  /** @type {Array<[number, number]>} */
-  const spans = [];
   for (let at = 0; at < runs.length; ) {
     const close = closing[at];
-    if (close === undefined) at += 1;
+    if (close === undefined || !runs[at].opens) at += 1;
     else {
-      spans.push([runs[at][0], runs[close][1]]);
+      hidden.push([runs[at].end - runs[at].opens, runs[close].end]);
       at = close + 1;
     }
   }
-  return spans;
+}
+
+/** How many of the open containers `line` stays in, where the rest of the line starts and
+ * its column, and the column the innermost one's content is indented from.
+ * @param {string} line @param {number[]} containers @returns {[number, number, number, number]} */
+function matchContainers(line, containers) {
+  let pos = 0;
+  let column = 0;
+  let base = 0;
+  for (let depth = 0; depth < containers.length; depth += 1) {
+    const [first, firstColumn] = skipSpace(line, pos, column);
+    if (containers[depth] === QUOTE) {
+      if (firstColumn - base > 3 || line[first] !== ">") return [depth, pos, column, base];
+      [pos, column] = afterQuote(line, first, firstColumn);
+      base = column;
+    } else if (first < line.length && firstColumn - base < containers[depth]) {
+      return [depth, pos, column, base];
+    } else base += containers[depth];
+  }
+  return [containers.length, pos, column, base];
+}
+
+/** Where a block quote's content starts after its `>` at `pos`, and its column.
+ * @param {string} line @param {number} pos @param {number} column @returns {[number, number]} */
+function afterQuote(line, pos, column) {
+  return line[pos + 1] === " " || line[pos + 1] === "\t"
+    ? [pos + 2, column + 2]
+    : [pos + 1, column + 1];
+}
+
+/** The first position from `pos` that is no space or tab, and its column (tab stops of 4).
+ * @param {string} line @param {number} pos @param {number} column @returns {[number, number]} */
+function skipSpace(line, pos, column) {
+  while (pos < line.length && (line[pos] === " " || line[pos] === "\t")) {
+    column = line[pos] === "\t" ? column + 4 - (column % 4) : column + 1;
+    pos += 1;
+  }
+  return [pos, column];
+}
+
+/** @param {string} line @param {number} pos @param {string} char */
+function runLength(line, pos, char) {
+  let end = pos;
+  while (line[end] === char) end += 1;
+  return end - pos;
+}
+
+/** @param {string} line @param {number} pos @param {string} char @param {number} length */
+function closes(line, pos, char, length) {
+  const run = runLength(line, pos, char);
+  return run >= length && /^[ \t]*$/.test(line.slice(pos + run));
+}
+
+/** A list item starting at `pos`: its content column, where its content starts (null: the
+ * line ends there), whether that content is indented code, and whether it may interrupt a
+ * paragraph. @param {string} line @param {number} pos @param {number} column */
+function listItem(line, pos, column) {
+  const marker = matchesAt(LIST_MARKER, line, pos);
+  if (!marker) return null;
+  const end = pos + marker[0].length;
+  if (end < line.length && line[end] !== " " && line[end] !== "\t") return null;
+  const markerColumn = column + end - pos;
+  const [content, contentColumn] = skipSpace(line, end, markerColumn);
+  const ordered = /[0-9]/.test(marker[0][0]);
+  const empty = content === line.length;
+  const mayInterrupt =
+    !empty && (!ordered || marker[0].slice(0, -1).replace(/^0+/, "") === "1");
+  if (empty) return { contentColumn: markerColumn + 1, content: null, indentedCode: false, mayInterrupt };
+  if (contentColumn - markerColumn > 4) {
+    return { contentColumn: markerColumn + 1, content, indentedCode: true, mayInterrupt };
+  }
+  return { contentColumn, content, indentedCode: false, mayInterrupt };
+}
+
+/** Whether `line` starts a block that ends a paragraph it would otherwise lazily continue.
+ * @param {string} line @param {number} pos */
+function startsBlock(line, pos) {
+  const char = line[pos];
+  if (char === "`" || char === "~") {
+    const length = runLength(line, pos, char);
+    if (length >= 3) return char === "~" || !line.includes("`", pos + length);
+  }
+  return (
+    char === ">" ||
+    Boolean(matchesAt(THEMATIC_BREAK, line, pos)) ||
+    Boolean(matchesAt(ATX, line, pos)) ||
+    listItem(line, pos, 0) !== null
+  );
+}
+
+/** Whether the bracketed `marker` ending at `end` is a link's text: followed by `(`, by a
+ * defined label (`[]`: its own), or itself a defined label and followed by none.
+ * @param {string} text @param {number} end @param {string} marker @param {Set<string>} labels */
+function isLink(text, end, marker, labels) {
+  if (text[end] === "(") return true;
+  if (!labels.size) return false;
+  const label = /\[([^[\]]{0,999})\]/y;
+  label.lastIndex = end;
+  const found = label.exec(text);
+  return labels.has(normalLabel(found && found[1] ? found[1] : marker.slice(1, -1)));
 }
 
 /** Whether `position` is in one of the `code` spans (in order, not overlapping).

@@ -16,6 +16,8 @@ import unicodedata
 from collections.abc import Collection, Iterator, Mapping
 from typing import NamedTuple
 
+from .code import Hidden, hidden_ranges, normal_label
+
 __all__ = ["Mention", "find_markers", "find_refs"]
 
 logger = logging.getLogger("moca_agui")
@@ -29,7 +31,7 @@ _DELIMITERS = r"\s<>()\[\]{}\"'`|" + (
 )
 _RUN = re.compile(rf"[^{_DELIMITERS}]*")  # the run of non-delimiters at a position
 _MARKER = re.compile(r"\[[^\[\]\s]{1,32}\]")
-_BACKTICKS = re.compile(r"`+")
+_LABEL = re.compile(r"\[([^\[\]]{0,999})\]")
 _EDGE_MARKUP = "*_~"
 
 
@@ -82,15 +84,20 @@ def _ref_tokens(text: str) -> Iterator[tuple[int, int]]:
 
 
 def find_markers(text: str, markers: Mapping[str, str]) -> Iterator[Mention]:
-    """Mentions of the markers in `markers` (marker text -> ref), e.g. `[1]`; none in
-    code (`xs[2]` is an index, not a pointer to a source)."""
+    """Mentions of the markers in `markers` (marker text -> ref), e.g. `[1]`, where
+    CommonMark shows them as text. None in code (`xs[2]` is an index, not a pointer to a
+    source) nor in a link: `[1](https://...)`, `[1][docs]` and `[1]` where the answer
+    defines the link label `[1]: https://...` (`code.hidden_ranges`)."""
     if not markers:
         return
-    code = _code_spans(text) if "`" in text else []
+    hidden, labels = hidden_ranges(text)
     for match in _MARKER.finditer(text):
-        if code and _in_code(match.start(), code):
+        if hidden and _in_code(match.start(), hidden):
             continue
         marker = match.group()
+        if _is_link(text, match.end(), marker, labels):
+            logger.debug("moca_agui: left out %s: a markdown link, not a marker", marker)
+            continue
         ref = markers.get(marker)
         if ref is not None:
             yield Mention(*match.span(), ref, marker)
@@ -98,33 +105,25 @@ def find_markers(text: str, markers: Mapping[str, str]) -> Iterator[Mention]:
             logger.debug("moca_agui: left out marker %s: it names no node of this run", marker)
 
 
-def _code_spans(text: str) -> list[tuple[int, int]]:
-    """Markdown's code in `text`, in order: from a run of backticks to the next run of as
-    many (a fenced block too); a run that none closes is text. Linear in the text."""
-    runs = [match.span() for match in _BACKTICKS.finditer(text)]
-    closing: list[int | None] = [None] * len(runs)  # the next run of the same length
-    last: dict[int, int] = {}
-    for at in range(len(runs) - 1, -1, -1):
-        start, end = runs[at]
-        closing[at], last[end - start] = last.get(end - start), at
-    spans, at = [], 0
-    while at < len(runs):
-        close = closing[at]
-        if close is None:
-            at += 1
-        else:
-            spans.append((runs[at][0], runs[close][1]))
-            at = close + 1
-    return spans
+def _is_link(text: str, end: int, marker: str, labels: set[str]) -> bool:
+    """Whether the bracketed `marker` ending at `end` is a link's text: followed by `(`,
+    by a defined label (`[]`: its own), or itself a defined label and followed by none."""
+    if text.startswith("(", end):
+        return True
+    if not labels:
+        return False
+    label = _LABEL.match(text, end)
+    name = marker[1:-1] if label is None or not label.group(1) else label.group(1)
+    return normal_label(name) in labels
 
 
-def _in_code(position: int, code: list[tuple[int, int]]) -> bool:
-    """Whether `position` is in one of the `code` spans (in order, not overlapping)."""
+def _in_code(position: int, code: list[Hidden]) -> bool:
+    """Whether `position` is in one of the `code` ranges (in order, not overlapping)."""
     at = bisect.bisect(code, position, key=_start) - 1
     return at >= 0 and position < code[at][1]
 
 
-def _start(span: tuple[int, int]) -> int:
+def _start(span: Hidden) -> int:
     return span[0]
 
 

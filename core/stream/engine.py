@@ -18,6 +18,7 @@ from ag_ui.core import BaseEvent, RawEvent, TextMessageContentEvent
 from ..run import CitationRun
 from .follow import Follower, StreamSink
 from .metadata import with_citations
+from .prose import Prose
 from .renames import renames
 
 __all__ = ["CitationStream"]
@@ -77,6 +78,7 @@ class CitationStream(StreamSink):
         "_open",
         "_parts",
         "_parts_of",
+        "_prose",
         "_question_id",
         "_sent",
         "_snapshot",
@@ -110,6 +112,7 @@ class CitationStream(StreamSink):
         self._snapshot: list[tuple[str, object]] | None = None
         self._ahead = False  # whether answers are read as they stream (`run.looks_ahead`)
         self._carry: dict[str, str] = {}  # message id -> its text since its last space
+        self._prose: dict[str, Prose] = {}  # message id -> its text read as it streams
         self._carried: list[str] = []  # the answers the snapshot just read carries sources of
         self.carries_sources = False  # whether the event just fed is such a snapshot
         self._no_delta_path()
@@ -164,8 +167,14 @@ class CitationStream(StreamSink):
         return due
 
     def _read_ahead(self, message_id: str, delta: str) -> None:
-        """Hand the run each stretch of an answer that ends at a space as it streams: the
-        sources it names can be looked up while the model writes the rest."""
+        """Hand the run each stretch of an answer that ends at a space as it streams, less
+        its code (`Prose`): the sources it names can be looked up while the model writes
+        the rest."""
+        prose = self._prose.get(message_id)
+        if prose is None:  # read from the answer's start, if it began before the look-ahead
+            prose = self._prose[message_id] = Prose()
+            delta = self.run.text_of(message_id)
+        delta = prose.feed(delta)
         window = self._carry.get(message_id, "") + delta
         cut = max(window.rfind(" "), window.rfind("\n"))
         if cut < 0:
@@ -269,6 +278,9 @@ class CitationStream(StreamSink):
     def message_closed(self, message_id: str) -> None:
         self._open.discard(message_id)
         carry = self._carry.pop(message_id, "")
+        prose = self._prose.pop(message_id, None)
+        if prose is not None:
+            carry += prose.close()
         if self._ahead and ("[" in carry or "#" in carry):
             self.run.mentioned(carry)
 

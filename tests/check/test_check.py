@@ -317,6 +317,22 @@ def test_a_citation_the_answer_does_not_mention(stream: list[dict[str, Any]]) ->
     assert rules([finding]) == [("error", "§3", "cited by the answer", at)]
 
 
+@pytest.mark.parametrize("code", ["~~~\nrows[99]\n~~~", "Code:\n\n    rows[99]", "```\nrows[99]"])
+def test_a_marker_only_in_code_is_not_a_mention(stream: list[dict[str, Any]], code: str) -> None:
+    """The checker reads code as the layer does: a tilde fence, an indented block and an
+    open fence hide a marker."""
+    events = broken(stream)
+    citations = event_value(events)["citations"]
+    citations[0]["marker"] = "[99]"
+    end = index_of(events, "TEXT_MESSAGE_END")
+    message_id = events[end]["messageId"]
+    delta = {"type": "TEXT_MESSAGE_CONTENT", "messageId": message_id, "delta": f"\n\n{code}\n"}
+    events.insert(end, delta)
+    at = index_of(events, "CUSTOM", "moca.citations")
+    (finding,) = check_events(events)
+    assert rules([finding]) == [("error", "§3", "cited by the answer", at)]
+
+
 def test_a_message_without_an_event_is_a_warning(stream: list[dict[str, Any]]) -> None:
     events = broken(stream)
     finished = index_of(events, "RUN_FINISHED")

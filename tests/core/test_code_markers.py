@@ -1,0 +1,120 @@
+"""Code is code the way CommonMark says: no marker in a fence of backticks or tildes (open
+to the end, too), an indented block or a code span, nor in a link; in the final answer
+(the case table the npm package shares) and in the look-ahead, where a fence split over
+deltas is never looked up."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Iterable
+from typing import Any
+
+import pytest
+from ag_ui.core import BaseEvent, TextMessageEndEvent
+
+import moca_agui
+from moca_agui.records.references import find_markers
+from streams import message, run, source, tool_call
+from support import ROOT, citation_events, collect, compact, record, ref
+
+CASES = json.loads((ROOT / "tests/markers/marker-cases.json").read_text(encoding="utf-8"))
+A, B, C = record("a.md"), record("b.md"), record("c.md")
+
+
+@pytest.mark.parametrize("case", CASES["cases"], ids=lambda case: case["name"])
+def test_the_shared_case_table(case: dict[str, Any]) -> None:
+    markers = {marker: f"ref-{marker}" for marker in case["markers"]}
+    found = [[mention.marker, mention.start] for mention in find_markers(case["text"], markers)]
+    assert found == case["found"]
+
+
+ANSWER = "\n".join(
+    [
+        "Marking the queen [1]:",
+        "",
+        "~~~python",
+        "queens[2] = 'marked'",
+        "~~~",
+        "",
+        "    rows[2] = 1",
+        "",
+        "``xs[2]`` is an index; see [3](https://example.org/c) and [docs][2].",
+        "",
+        "[2]: https://example.org/b",
+        "",
+        "```sh",
+        "grep rows[3] hive.log",
+    ]
+)
+
+
+async def test_the_bare_sdk_cites_no_marker_in_any_form_of_code_or_link():
+    search = tool_call("c1", "moca_search", {"query": "q", "results": [A, B, C]})
+    events = run(search, message("m1", *_deltas(ANSWER, 7)))
+    [value] = citation_events(await collect(moca_agui.cite(source(events))))
+    assert value["citations"] == [{"marker": "[1]", "record": A}]
+
+
+# -- the look-ahead -------------------------------------------------------------------------
+
+SEARCH = tool_call("c1", "moca_search", {"query": "q", "results": [compact(A), compact(B)]})
+
+
+async def _slowly(events: Iterable[BaseEvent], ended: list[bool]) -> AsyncIterator[BaseEvent]:
+    for event in events:  # the loop runs between two events: started lookups run
+        if isinstance(event, TextMessageEndEvent):
+            ended.append(True)
+        yield event
+        await asyncio.sleep(0)
+
+
+async def _looked_up(*deltas: str) -> tuple[list[tuple[str, bool]], list[dict[str, Any]]]:
+    """The lookups the answer made (each with whether the answer had ended), its citations."""
+    calls: list[tuple[str, bool]] = []
+    ended: list[bool] = []
+
+    async def lookup(node_ref: str) -> dict[str, Any] | None:
+        calls.append((node_ref, bool(ended)))
+        return {ref(A): A, ref(B): B}.get(node_ref)
+
+    events = run(SEARCH, message("m1", *deltas))
+    stream = moca_agui.cite(_slowly(events, ended), lookup=lookup)
+    [value] = citation_events(await collect(stream))
+    return calls, value["citations"]
+
+
+@pytest.mark.parametrize(
+    "deltas",
+    [
+        ["Per [2]:\n``", "`py\nrows", "[1] = 2 ", "and more\n``", "`\nDone."],
+        ["Per [2]:\n~~", "~\nrows[1] = 2 ", "and more\n~~~\nDone."],
+        ["Per [2]:\n\n    rows", "[1] = 2 and ", "more\n\nDone."],
+        ["Per [2]: ``rows", " [1] = 2 and ", "more`` done."],
+        ["Per [2]:\n```py\nrows[1] = 2 ", "and more, cut off ", "by the token limit"],
+    ],
+    ids=["backtick fence", "tilde fence", "indented", "code span", "open fence"],
+)
+async def test_a_marker_in_code_split_over_deltas_is_never_looked_up(deltas):
+    calls, citations = await _looked_up(*deltas)
+    assert calls == [(ref(B), False)]
+    assert citations == [{"marker": "[2]", "record": B}]
+
+
+async def test_the_look_ahead_still_starts_a_lookup_before_the_answer_ends():
+    calls, citations = await _looked_up("```\nx\n```\nPer [1] ", "and more ", "words.")
+    assert calls == [(ref(A), False)]
+    assert citations == [{"marker": "[1]", "record": A}]
+
+
+async def test_a_ref_in_code_is_still_looked_up_as_the_answer_streams():
+    """A versioned ref counts wherever it stands, in code too: its lookup starts early."""
+    calls, citations = await _looked_up(
+        "Run:\n```sh\nmoca get ", f"{ref(A)} --id [2]\n", "```\nand ", "more ", "words."
+    )
+    assert calls == [(ref(A), False)]
+    assert citations == [{"record": A}]
+
+
+def _deltas(text: str, size: int) -> list[str]:
+    return [text[at : at + size] for at in range(0, len(text), size)]

@@ -1,0 +1,206 @@
+"""The marker finder and a CommonMark parser (markdown-it-py) agree on what an answer
+shows as text: over generated answers with fences of both kinds and any length, open or
+closed, indented code, code spans, list items, block quotes and links, every marker the
+parser renders as text (outside a link) is found, and no other. The npm package's
+`locateMarkers` places the same markers at the same offsets, and the look-ahead, fed the
+answer in deltas, reads as text what the finder reads."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import shutil
+import subprocess
+from collections import Counter
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from markdown_it import MarkdownIt
+
+from moca_agui.records.code import hidden_ranges
+from moca_agui.records.references import find_markers
+from moca_agui.stream.prose import Prose
+from support import ROOT
+
+MARKERS = {f"[{n}]": f"ref-{n}" for n in range(1, 10)}
+PARSER = MarkdownIt("commonmark")
+
+marker = st.integers(1, 9).map(lambda n: f"[{n}]")
+word = st.one_of(marker, st.sampled_from(["see", "xs", "a:", "- b", "1.", "#", "*"]))
+
+
+def _words(draw: st.DrawFn, size: int = 5) -> str:
+    parts = []
+    for _ in range(draw(st.integers(1, size))):
+        kind = draw(st.sampled_from(["word", "word", "span", "ticks", "link", "tilde"]))
+        if kind == "word":
+            parts.append(draw(word))
+        elif kind == "span":
+            ticks = "`" * draw(st.integers(1, 3))
+            inside = st.one_of(word, st.just("`"), st.just("``"))
+            inner = " ".join(draw(st.lists(inside, max_size=3)))
+            parts.append(f"{ticks}{inner}{ticks}")
+        elif kind == "ticks":
+            parts.append(("\\" if draw(st.booleans()) else "") + "`" * draw(st.integers(1, 3)))
+        elif kind == "link":
+            parts.append(draw(marker) + draw(st.sampled_from(["(https://x.org/a)", "[]", "[d]"])))
+        else:
+            parts.append("~" * draw(st.integers(1, 4)))
+    return " ".join(parts)
+
+
+@st.composite
+def paragraph(draw: st.DrawFn) -> list[str]:
+    return [_words(draw) for _ in range(draw(st.integers(1, 3)))]
+
+
+@st.composite
+def fence(draw: st.DrawFn) -> list[str]:
+    char = draw(st.sampled_from("`~"))
+    length = draw(st.integers(3, 5))
+    indent = " " * draw(st.integers(0, 4))
+    info = draw(st.sampled_from(["", "python", "[1]", "a`b", "x ~~~"]))
+    lines = [f"{indent}{char * length}{info}"]
+    lines += [" " * draw(st.integers(0, 5)) + _words(draw) for _ in range(draw(st.integers(0, 3)))]
+    close = draw(st.sampled_from(["same", "longer", "shorter", "other", "none"]))
+    closing = {
+        "same": char * length,
+        "longer": char * (length + 1),
+        "shorter": char * (length - 1),
+        "other": ("~" if char == "`" else "`") * length,
+        "none": None,
+    }[close]
+    if closing is not None:
+        lines.append(" " * draw(st.integers(0, 4)) + closing)
+    return lines
+
+
+@st.composite
+def indented(draw: st.DrawFn) -> list[str]:
+    lead = draw(st.sampled_from(["    ", "\t", "      ", "  \t"]))
+    return [lead + _words(draw) for _ in range(draw(st.integers(1, 3)))]
+
+
+@st.composite
+def definition(draw: st.DrawFn) -> list[str]:
+    title = draw(st.sampled_from(["", ' "T"', " 'T'", " (T)"]))
+    return [f"{draw(marker)}: https://x.org/{draw(st.integers(1, 9))}{title}"]
+
+
+@st.composite
+def list_item(draw: st.DrawFn) -> list[str]:
+    bullet = draw(st.sampled_from(["-", "*", "1.", "2)", "10."]))
+    gap = " " * draw(st.integers(1, 5))
+    body = draw(st.one_of(paragraph(), fence(), indented()))
+    width = len(bullet) + len(gap) if len(gap) <= 4 else len(bullet) + 1
+    pad = draw(st.sampled_from([width, width, 0, 2]))
+    first = f"{bullet}{gap}{body[0]}" if len(gap) <= 4 else f"{bullet} {body[0]}"
+    return [first, *(" " * pad + line for line in body[1:])]
+
+
+@st.composite
+def quote(draw: st.DrawFn) -> list[str]:
+    body = draw(st.one_of(paragraph(), fence(), list_item()))
+    marks = [draw(st.sampled_from(["> ", ">", " > ", ""])) for _ in body]
+    return [mark + line for mark, line in zip(["> ", *marks[1:]], body, strict=True)]
+
+
+block = st.one_of(paragraph(), fence(), indented(), definition(), list_item(), quote())
+
+
+@st.composite
+def answer(draw: st.DrawFn) -> str:
+    lines: list[str] = []
+    for chunk in draw(st.lists(block, min_size=1, max_size=5)):
+        if lines and draw(st.booleans()):
+            lines.append("")
+        lines.extend(chunk)
+    return "\n".join(lines)
+
+
+def shown(text: str) -> Counter[str]:
+    """The markers markdown-it-py renders as text, outside links and code."""
+    found: Counter[str] = Counter()
+    for token in PARSER.parse(text):
+        if token.type != "inline":
+            continue
+        links, pieces = 0, []
+        for child in token.children or []:
+            if child.type in ("link_open", "link_close"):
+                links += 1 if child.type == "link_open" else -1
+                pieces.append("\n")
+            elif child.type in ("text", "text_special") and not links:
+                pieces.append(child.content)
+            else:
+                pieces.append("\n")
+        found.update(re.findall(r"\[[1-9]\]", "".join(pieces)))
+    return found
+
+
+#: markdown-it-py lets a line that is a fence but for its indentation (4 or more) end a list
+#: item's paragraph it lazily continues, where CommonMark continues the paragraph: the
+#: finder follows CommonMark (it sees more code, never less), and such answers are skipped.
+LAZY_FENCE = re.compile(r"^(?:[-*]|[0-9]+[.)])[ ].*\n(?:.*\n)*? {4,}(?:`{3}|~{3})", re.MULTILINE)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(answer())
+def test_the_finder_and_markdown_it_agree_on_what_is_code(text: str) -> None:
+    assume(not LAZY_FENCE.search(text))
+    found = Counter(mention.marker for mention in find_markers(text, MARKERS))
+    assert found == shown(text)
+
+
+NODE_LOCATE = """
+import { readFileSync } from "node:fs";
+import { locateMarkers } from "./index.js";
+const record = (n) => ({ node: { ref: `https://example.org/kb@1.0.0#${n}.md` } });
+const citations = [1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => ({ marker: `[${n}]`, record: record(n) }));
+const found = JSON.parse(readFileSync(0, "utf8")).map((text) =>
+  locateMarkers(text, citations).map((m) => [m.citation.marker, m.start]));
+process.stdout.write(JSON.stringify(found));
+"""
+
+
+@settings(
+    max_examples=10,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(st.lists(answer(), min_size=30, max_size=30))
+def test_the_npm_package_places_markers_where_the_finder_finds_them(texts: list[str]) -> None:
+    """The same answers through `locateMarkers` (node) and `find_markers`: the same
+    markers at the same offsets (the answers are ASCII: UTF-16 offsets are the same)."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("needs node")
+    placed = subprocess.run(
+        [node, "--input-type=module", "-e", NODE_LOCATE],
+        input=json.dumps(texts), capture_output=True, text=True, check=True, cwd=ROOT / "js",
+        timeout=120,
+    ).stdout  # fmt: skip
+    for text, found in zip(texts, json.loads(placed), strict=True):
+        assert found == [[m.marker, m.start] for m in find_markers(text, MARKERS)], text
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(answer(), st.lists(st.integers(1, 9), min_size=1, max_size=20))
+def test_the_look_ahead_reads_as_text_what_the_finder_does(text: str, sizes: list[int]) -> None:
+    """`Prose`, fed the answer in deltas of any sizes, hands on as text exactly the markers
+    outside code that the whole answer has: a fence or span split over deltas never leaks."""
+    prose, handed, at = Prose(), [], 0
+    for size in itertools.cycle(sizes):
+        if at >= len(text):
+            break
+        handed.append(prose.feed(text[at : at + size]))
+        at += size
+    handed.append(prose.close())
+    hidden, _ = hidden_ranges(text)
+    outside = [
+        match.group()
+        for match in re.finditer(r"\[[1-9]\]", text)
+        if not any(start <= match.start() < end for start, end in hidden)
+    ]
+    assert Counter(re.findall(r"\[[1-9]\]", "".join(handed))) == Counter(outside)
