@@ -74,11 +74,18 @@ class MarkerTable:
 class _Refs(Mapping[str, str]):
     """marker -> ref of the table's known (`sure`) or unsure markers, read on demand."""
 
-    __slots__ = ("_sure", "_table")
+    __slots__ = ("_any", "_sure", "_table")
 
     def __init__(self, table: MarkerTable, *, sure: bool) -> None:
         self._table = table
         self._sure = sure
+        self._any: bool | None = None  # whether it holds any marker, once asked
+
+    def __bool__(self) -> bool:
+        if self._any is None:  # the table lives as long as the ledger state: asked once
+            nothing = not self._sure and not self._table._unsettled
+            self._any = not nothing and next(iter(self), None) is not None
+        return self._any
 
     def __getitem__(self, marker: str) -> str:
         table = self._table
