@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import json
 import logging
 import statistics
@@ -137,15 +138,17 @@ def variants(turn: int, rounds: int, layers: list[tuple[str, ModuleType]]) -> di
         timed, in the same process and round as the reading it leaves out."""
         options = layer.CitationOptions.from_kwargs(lookup=lookup)
         questions = [m.id for m in given.messages if m.role == "user"]
+        adapter, engine, cite = (part(layer, name) for name in ("adapter", "stream.engine",
+                                                                   "stream.cite"))  # fmt: skip
 
         async def run() -> None:
             spent = 0.0
             for _ in range(rounds):
-                citing = layer.adapter.CitationRun(options)
+                citing = adapter.CitationRun(options)
                 citing.read_history(given.messages)
                 start = time.process_time()
-                stream = layer.stream.engine.CitationStream(citing, question_id=questions[-1])
-                async for _event in layer.stream.cite.cited(source(events), stream):
+                stream = engine.CitationStream(citing, question_id=questions[-1])
+                async for _event in cite.cited(source(events), stream):
                     pass
                 spent += time.process_time() - start
             REST.setdefault(name, []).append(spent / rounds)
@@ -153,9 +156,11 @@ def variants(turn: int, rounds: int, layers: list[tuple[str, ModuleType]]) -> di
         return run
 
     def reading(layer: ModuleType) -> Variant:
+        adapter = part(layer, "adapter")
+
         async def run() -> None:
             for _ in range(rounds):
-                layer.adapter.CitationRun().read_history(given.messages)
+                adapter.CitationRun().read_history(given.messages)
 
         return run
 
@@ -177,6 +182,11 @@ def variants(turn: int, rounds: int, layers: list[tuple[str, ModuleType]]) -> di
             rest_name = f"turn {turn}, {name}, {way}, rest"
             made[rest_name] = rest(rest_name, layer, lookup)
     return made
+
+
+def part(layer: ModuleType, name: str) -> ModuleType:
+    """The module `name` of the core `layer` (this one or an earlier one)."""
+    return importlib.import_module(f"{layer.__name__}.{name}")
 
 
 @contextlib.contextmanager
