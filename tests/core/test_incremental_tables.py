@@ -12,11 +12,15 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import moca_agui
+import moca_agui.adapter
 from moca_agui.options import CitationOptions
 from moca_agui.records.entry import Entry
 from moca_agui.run.hooks import Hooks
 from moca_agui.run.ledger import Ledger, _unsure
 from moca_agui.run.markers import MarkerTable
+from streams import message, run, source, tool_call
+from support import citation_events, collect, compact, record, ref
 
 NOW = datetime(2026, 12, 5, tzinfo=UTC)
 POOL = [Entry(f"pkg@1#{name}.md", span) for name in "abc" for span in (None, (0, 5))]
@@ -66,9 +70,8 @@ class Replay:
             self.calls.setdefault(step[1], len(self.calls))
         elif kind == "add":
             _, call_id, pairs = step
-            items = [
-                (e, None if compact else {"n": len(self.results)}, compact) for e, compact in pairs
-            ]
+            n = len(self.results)
+            items = [(e, None if short else {"n": n}, short) for e, short in pairs]
             ledger.add(call_id, "moca_search", items, NOW)
             self.results.append((call_id, len(self.results), items))
         elif kind == "show":
@@ -92,11 +95,11 @@ class Replay:
             key=lambda r: (last if r[0] is None else self.calls.get(r[0], last), r[1]),
         )
         for _, _, items in in_order:
-            for e, record, compact in items:
-                known = seen.setdefault(e, [e, [], compact, False])
-                known[2] = known[2] or compact
-                if record is not None:
-                    known[1].append(record)
+            for e, kept, is_compact in items:
+                known = seen.setdefault(e, [e, [], is_compact, False])
+                known[2] = known[2] or is_compact
+                if kept is not None:
+                    known[1].append(kept)
         return [tuple(s) for s in seen.values()]  # type: ignore[misc]
 
     def unsure(self) -> frozenset[Entry]:
@@ -187,3 +190,28 @@ def unsure_quadratic(turns: list[list[list[Entry]]]) -> frozenset[Entry]:
 @given(st.lists(st.lists(st.lists(entry, max_size=4), max_size=4), max_size=4))
 def test_which_entries_are_unsure_is_what_reading_every_result_each_round_gives(turns):
     assert _unsure(turns) == unsure_quadratic(turns)
+
+
+async def test_a_plugin_table_is_asked_once_per_ledger_state_not_once_per_streamed_piece(
+    register,
+):
+    """The look-ahead reads each piece of the answer as it streams: the marker table it
+    reads is asked for once while no result arrives, and still gets every entry."""
+    records = [record(f"n{k}.md") for k in range(10)]
+    by_ref = {ref(rec): rec for rec in records}
+    asked: list[list[Entry]] = []
+
+    class Counting:
+        @moca_agui.adapter.hookimpl
+        def moca_marker_table(self, entries, shown):
+            asked.append(list(entries))  # and lets the built-in table answer
+
+    async def lookup(node_ref: str) -> dict[str, Any] | None:
+        return by_ref.get(node_ref)
+
+    register(Counting())
+    search = tool_call("c1", "moca_search", {"query": "q", "results": list(map(compact, records))})
+    events = run(search, message("m1", *(f"See [{k}]. " for k in range(1, 11))))
+    [value] = citation_events(await collect(moca_agui.cite(source(events), lookup=lookup)))
+    assert [c["marker"] for c in value["citations"]] == [f"[{k}]" for k in range(1, 11)]
+    assert asked == [[Entry(ref(rec)) for rec in records]]
