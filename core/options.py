@@ -25,6 +25,9 @@ class OptionKeywords(TypedDict, total=False):
     max_event_bytes: int
     lookup_timeout: float
     max_request_bytes: int
+    max_lookups: int
+    lookup_concurrency: int
+    lookup_deadline: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +49,13 @@ class CitationOptions:
     #: The longest request body `CitationMiddleware` reads the thread from; over it, the
     #: thread's markers are not known: only versioned refs are cited.
     max_request_bytes: int = 32 * 1024 * 1024
+    #: Nodes one run looks up at most; the sources past them are left out (logged once).
+    max_lookups: int = 64
+    #: `lookup` calls one run has running at a time at most; the others wait their turn.
+    lookup_concurrency: int = 8
+    #: Seconds all of one run's lookups may take, from its first: what is still being
+    #: looked up then is left out (logged once).
+    lookup_deadline: float = 30.0
 
     @classmethod
     def from_kwargs(cls, **options: Any) -> CitationOptions:
@@ -64,15 +74,14 @@ class CitationOptions:
         lookup = options.get("lookup")
         if lookup is not None and not callable(lookup):
             raise TypeError("lookup must be a callable taking a ref and returning a record or None")
-        budget = options.get("max_event_bytes", 1)
-        if not isinstance(budget, int) or isinstance(budget, bool) or budget <= 0:
-            raise TypeError("max_event_bytes must be a positive int")
-        timeout = options.get("lookup_timeout", 1)
-        if not isinstance(timeout, int | float) or isinstance(timeout, bool) or timeout <= 0:
-            raise TypeError("lookup_timeout must be a positive number of seconds")
-        limit = options.get("max_request_bytes", 1)
-        if not isinstance(limit, int) or isinstance(limit, bool) or limit <= 0:
-            raise TypeError("max_request_bytes must be a positive int (a number of bytes)")
+        for option in ("max_event_bytes", "max_request_bytes", "max_lookups", "lookup_concurrency"):
+            count = options.get(option, 1)
+            if not isinstance(count, int) or isinstance(count, bool) or count <= 0:
+                raise TypeError(f"{option} must be a positive int")
+        for option in ("lookup_timeout", "lookup_deadline"):
+            seconds = options.get(option, 1)
+            if not isinstance(seconds, int | float) or isinstance(seconds, bool) or not seconds > 0:
+                raise TypeError(f"{option} must be a positive number of seconds")
         if not isinstance(options.get("include_text", True), bool):
             raise TypeError("include_text must be a bool")
         return cls(**options)

@@ -14,11 +14,12 @@ import logging
 import re
 import unicodedata
 from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from typing import NamedTuple
 
 from .code import Hidden, hidden_ranges, normal_label
 
-__all__ = ["Mention", "find_markers", "find_refs"]
+__all__ = ["KnownRefs", "Mention", "find_markers", "find_refs"]
 
 logger = logging.getLogger("moca_agui")
 
@@ -48,9 +49,19 @@ class Mention(NamedTuple):
     marker: str | None = None
 
 
+class KnownRefs(AbstractSet[str]):
+    """A run's refs, knowing the length of the longest: `find_refs` reads none to learn it."""
+
+    __slots__ = ()
+
+    @property
+    def longest(self) -> int:
+        raise NotImplementedError
+
+
 def find_refs(text: str, known: Collection[str]) -> Iterator[Mention]:
     """Mentions of the refs in `known`; ref-like tokens that match none are logged (debug)."""
-    longest = max(map(len, known), default=0)
+    longest = known.longest if isinstance(known, KnownRefs) else max(map(len, known), default=0)
     for start, end in _ref_tokens(text):
         if text.find("@", start, end) == -1:
             continue

@@ -8,7 +8,7 @@ from collections.abc import Set as AbstractSet
 from typing import Any
 
 from ..options import CitationOptions
-from ..plugins import get_plugin_manager
+from ..plugins import builtin, get_plugin_manager
 from ..records.entry import Entry
 from ..records.extract import ReaderItem
 from ..records.references import Mention
@@ -41,12 +41,17 @@ def calls_in_model_order(scope: Mapping[str, Any], endpoint: object) -> bool:
 class Hooks:
     """The plugin hooks as one run calls them, with its options."""
 
-    __slots__ = ("_hook", "_options", "_reader_tools")
+    __slots__ = ("_hook", "_options", "_reader_tools", "builtin_marker_table")
 
     def __init__(self, options: CitationOptions) -> None:
         self._hook: Any = get_plugin_manager().hook
         self._options = options
         self._reader_tools: dict[str, bool] = {}
+        #: Whether only the built-in plugin answers `moca_marker_table` (the run may then
+        #: read its table marker by marker instead of asking for the whole of it).
+        self.builtin_marker_table: bool = all(
+            impl.plugin is builtin for impl in self._hook.moca_marker_table.get_hookimpls()
+        )
 
     def is_reader_tool(self, tool_name: str) -> bool:
         """Whether results of `tool_name` are Reader results (asked once per name)."""

@@ -29,11 +29,13 @@ could not be read (`result_unread`) leaves the default numbers unknown; shown on
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from ..records.entry import Entry
+from ..records.references import KnownRefs
 
 __all__ = ["Entry", "Ledger", "Seen"]
 
@@ -56,7 +58,7 @@ class Seen:
 Item = tuple[Entry, dict[str, Any] | None, bool]
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)  # compared by identity: the same result, folded
 class _Result:
     call_id: str | None
     arrival: int
@@ -66,23 +68,37 @@ class _Result:
 
 
 class Ledger:
-    """The entries of one run, numbered in the order the model saw them."""
+    """The entries of one run, numbered in the order the model saw them.
+
+    The order is kept as entries come in: an earlier turn's entries and a result that
+    falls after the ones already in order are appended; a result that falls before one
+    of them (its call was announced earlier, it arrived later) rebuilds the order once.
+    `version` counts the changes, for the views a run keeps of the ledger.
+    """
 
     __slots__ = (
+        "_by_marker",
+        "_by_ref",
         "_calls",
         "_counted",
         "_earlier",
+        "_folded",
+        "_folded_version",
         "_lock",
+        "_longest",
         "_next",
         "_order",
         "_ordered",
         "_read",
+        "_rebuild",
         "_results",
+        "_seen",
         "_shown",
         "_thread_ordered",
         "_turns",
         "_unordered_turns",
         "_unsure",
+        "version",
     )
 
     def __init__(self) -> None:
@@ -95,11 +111,21 @@ class Ledger:
         #: the thread's results, each as its entries, by turn (read only when an order is not known)
         self._turns: dict[int, list[list[Entry]]] = {}
         self._unordered_turns: set[int] = set()  # earlier turns read in an order not known
-        self._unsure: frozenset[Entry] | None = None  # `unsure()`, cached with `_order`
+        self._unsure: tuple[int, frozenset[Entry]] | None = None  # `unsure()`, at a version
         self._results: list[_Result] = []  # in arrival order
         self._next = 1  # the number the next entry shown gets
-        self._order: list[Seen] | None = None  # the entries in the model's order, cached
         self._shown: dict[Entry, str] = {}  # entry -> the marker the model was shown
+        self._by_marker: dict[str, Entry] = {}  # marker -> the entry last shown it
+        #: The entries in the model's order, by entry, as a list and by node ref: the
+        #: thread's, then this run's `_folded` results.
+        self._seen: dict[Entry, Seen] = {}
+        self._order: list[Seen] = []
+        self._by_ref: dict[str, list[Seen]] = {}
+        self._folded: list[_Result] = []
+        self._longest = 0  # the length of the longest ref in `_by_ref`
+        self._folded_version = 0
+        self._rebuild = False  # an earlier turn came after this run's results: fold anew
+        self.version = 0  # bumped on every change
         self._lock = threading.Lock()  # numbered tools may run in worker threads
 
     def order_unknown(self, *, this_run: bool) -> None:
@@ -108,16 +134,20 @@ class Ledger:
         with self._lock:
             self._thread_ordered = False
             self._ordered = self._ordered and not this_run
-            self._order = None
+            self.version += 1
 
     def thread_unread(self) -> None:
         """The thread could not be read whole: which source any number names is not known."""
-        self._read = False
+        with self._lock:
+            self._read = False
+            self.version += 1
 
     def result_unread(self) -> None:
         """A result of this run could not be read: how many sources the model counted in
         it is not known, so no default number is."""
-        self._counted = False
+        with self._lock:
+            self._counted = False
+            self.version += 1
 
     @property
     def counted(self) -> bool:
@@ -136,9 +166,10 @@ class Ledger:
 
     def call_made(self, call_id: str) -> None:
         """The model issued this call (calls are announced in the order it issued them)."""
-        if call_id not in self._calls:
-            self._calls[call_id] = len(self._calls)
-            self._order = None
+        with self._lock:
+            if call_id not in self._calls:
+                self._calls[call_id] = len(self._calls)
+                self.version += 1
 
     def add_earlier(
         self, entries: list[tuple[Entry, str | None]], turn: int, *, in_order: bool
@@ -150,14 +181,21 @@ class Ledger:
             self._turns.setdefault(turn, []).append([entry for entry, _ in entries])
             if not in_order:
                 self._unordered_turns.add(turn)
+            now = datetime.now(UTC)
+            in_place = not self._results  # the thread comes first: appended as it is read
+            self._rebuild = self._rebuild or not in_place
             for entry, marker in entries:
                 self._earlier.append(entry)
+                if in_place and entry not in self._seen:
+                    self._append(Seen(entry, [], now, False, earlier=True))
                 if marker is not None and entry not in self._shown:
-                    self._shown[entry] = marker
+                    self._show(entry, marker)
                     number = _number(marker)
                     if number is not None and number >= self._next:
                         self._next = number + 1
-            self._order = None
+            self.version += 1
+            if in_place:
+                self._folded_version = self.version
 
     @property
     def has_earlier(self) -> bool:
@@ -169,44 +207,78 @@ class Ledger:
     ) -> None:
         """One result's items (of the tool `source`), in the order the result gives them."""
         if items:
-            arrival = len(self._results)
-            self._results.append(_Result(call_id, arrival, captured_at, source, items))
-            self._order = None
+            with self._lock:
+                arrival = len(self._results)
+                self._results.append(_Result(call_id, arrival, captured_at, source, items))
+                self.version += 1
 
     def entries(self) -> list[Seen]:
-        """Every entry once, in the model's order, with the records of all its copies."""
-        if self._order is not None:
-            return self._order
+        """Every entry once, in the model's order, with the records of all its copies (a
+        list the ledger keeps: read it, never change it)."""
+        if self._folded_version != self.version:
+            with self._lock:
+                self._fold()
+        return self._order
+
+    def of_node(self, ref: str) -> list[Seen] | None:
+        """The entries of the node `ref`, in the model's order (None: the run has none)."""
+        self.entries()
+        return self._by_ref.get(ref)
+
+    def seen(self, entry: Entry) -> Seen | None:
+        """What the run holds of `entry`, if it holds it."""
+        self.entries()
+        return self._seen.get(entry)
+
+    @property
+    def refs(self) -> KnownRefs:
+        """Every node ref the run holds, in the model's order (a live view)."""
+        return _Refs(self)
+
+    def _fold(self) -> None:
+        """Bring the order up to date: append what falls after it, or rebuild it."""
+        version = self.version
         results = self._in_model_order()
-        seen: dict[Entry, Seen] = {}
-        if self._earlier:
+        folded = self._folded
+        if self._rebuild or results[: len(folded)] != folded:
+            self._seen, self._order, self._by_ref, folded = {}, [], {}, []
+            self._longest = 0
+            self._rebuild = False
             now = datetime.now(UTC)
             for entry in self._earlier:
-                if entry not in seen:
-                    seen[entry] = Seen(entry, [], now, False, earlier=True)
-        for result in results:
+                if entry not in self._seen:
+                    self._append(Seen(entry, [], now, False, earlier=True))
+        seen = self._seen
+        for result in results[len(folded) :]:
             for entry, record, compact in result.items:
                 known = seen.get(entry)
                 if known is None:
-                    known = seen[entry] = Seen(entry, [], result.captured_at, compact)
+                    known = Seen(entry, [], result.captured_at, compact)
+                    self._append(known)
                 else:
                     known.compact = known.compact or compact
                 if record is not None:
                     known.records.append((record, result.captured_at, result.source))
-        self._order = list(seen.values())
-        self._unsure = None
-        return self._order
+        self._folded = results
+        self._folded_version = version
+
+    def _append(self, seen: Seen) -> None:
+        self._seen[seen.entry] = seen
+        self._order.append(seen)
+        self._by_ref.setdefault(seen.entry.ref, []).append(seen)
+        self._longest = max(self._longest, len(seen.entry.ref))
 
     def unsure(self) -> frozenset[Entry]:
         """The entries of `entries()` whose place may differ between the orders some
         turn's results could have been read in (none when every turn's order is known):
         the default marker of such an entry depends on an order no one knows."""
-        order = self.entries()
+        version = self.version
+        self.entries()
         if self._ordered and self._thread_ordered and not self._unordered_turns:
             return frozenset()
         cached = self._unsure
-        if cached is not None:
-            return cached
+        if cached is not None and cached[0] == version:
+            return cached[1]
         earlier: list[list[list[Entry]]] = []
         for turn, results in list(self._turns.items()):
             if self._thread_ordered and turn not in self._unordered_turns:
@@ -216,8 +288,7 @@ class Ledger:
         this_run = [[entry for entry, _, _ in r.items] for r in self._in_model_order()]
         now = [[result] for result in this_run] if self._ordered else [this_run]
         unsure = _unsure([*earlier, *now])
-        if self._order is order:  # no result came in meanwhile (a numbered tool's thread)
-            self._unsure = unsure
+        self._unsure = (version, unsure)
         return unsure
 
     def _in_model_order(self) -> list[_Result]:
@@ -240,13 +311,56 @@ class Ledger:
         with self._lock:
             for entry in entries:
                 if entry not in self._shown:
-                    self._shown[entry] = f"[{self._next}]"
+                    self._show(entry, f"[{self._next}]")
                     self._next += 1
+            self.version += 1
             return [self._shown[entry] for entry in entries]
+
+    def _show(self, entry: Entry, marker: str) -> None:
+        self._shown[entry] = marker
+        self._by_marker[marker] = entry
 
     def shown(self) -> dict[Entry, str]:
         """The markers the model was shown, by entry (empty: it was shown none)."""
         return dict(self._shown)
+
+    def marker_of(self, entry: Entry) -> str | None:
+        """The marker the model was shown beside `entry`, if any."""
+        return self._shown.get(entry)
+
+    def shown_as(self, marker: str) -> Entry | None:
+        """The entry the model was last shown beside `marker`, if any."""
+        return self._by_marker.get(marker)
+
+    @property
+    def shows_markers(self) -> bool:
+        """Whether the model was shown any marker (then they are the marker table)."""
+        return bool(self._shown)
+
+
+class _Refs(KnownRefs):
+    """The node refs a ledger holds, as it holds them when read."""
+
+    __slots__ = ("_ledger",)
+
+    def __init__(self, ledger: Ledger) -> None:
+        self._ledger = ledger
+
+    def __contains__(self, ref: object) -> bool:
+        return self._ledger.of_node(ref) is not None if isinstance(ref, str) else False
+
+    def __iter__(self) -> Iterator[str]:
+        self._ledger.entries()
+        return iter(list(self._ledger._by_ref))
+
+    def __len__(self) -> int:
+        self._ledger.entries()
+        return len(self._ledger._by_ref)
+
+    @property
+    def longest(self) -> int:
+        self._ledger.entries()
+        return self._ledger._longest
 
 
 def _unsure(turns: list[list[list[Entry]]]) -> frozenset[Entry]:
@@ -262,14 +376,19 @@ def _unsure(turns: list[list[list[Entry]]]) -> frozenset[Entry]:
     unsure: set[Entry] = set()
     for turn in turns:
         results = [result for result in turn if result]
-        at = [0] * len(results)  # each result's first entry not yet placed
+        #: each result not read to its end, with its first entry not yet placed; a result
+        #: read to its end is dropped, so each round costs what it moves on (linear)
+        live = [(result, 0) for result in results]
         while True:
             firsts: set[Entry] = set()
-            for i, result in enumerate(results):
-                while at[i] < len(result) and result[at[i]] in placed:
-                    at[i] += 1
-                if at[i] < len(result):
-                    firsts.add(result[at[i]])
+            moved: list[tuple[list[Entry], int]] = []
+            for result, at in live:
+                while at < len(result) and result[at] in placed:
+                    at += 1
+                if at < len(result):
+                    firsts.add(result[at])
+                    moved.append((result, at))
+            live = moved
             if len(firsts) == 1:
                 placed.add(firsts.pop())
                 continue

@@ -53,18 +53,40 @@ class Lookups:
 
     A lookup runs as a task from the moment it is started (`start`: a source was first
     mentioned while the answer streams), so it runs while the model writes the rest;
-    `look_up` waits for the ones an answer needs, and `cancel` ends the rest.
+    `look_up` waits for the ones an answer needs, and `cancel` ends the rest. A run asks
+    for at most `max_lookups` nodes, `lookup_concurrency` at a time, all within one
+    `lookup_deadline` from its first: a source past those bounds is left out (logged
+    once a run).
     """
 
-    __slots__ = ("_checks", "_found", "_lookup", "_tasks", "_timeout", "_warned")
+    __slots__ = (
+        "_checks",
+        "_concurrency",
+        "_deadline",
+        "_found",
+        "_lookup",
+        "_max",
+        "_options",
+        "_slots",
+        "_tasks",
+        "_timeout",
+        "_told",
+        "_warned",
+    )
 
     def __init__(self, options: CitationOptions, checks: Checks) -> None:
+        self._options = options
         self._lookup = options.lookup
         self._timeout = options.lookup_timeout
+        self._max = options.max_lookups
         self._checks = checks
         self._found: dict[str, Found | None] = {}  # ref -> answer
         self._tasks: dict[str, asyncio.Task[None]] = {}  # ref -> its lookup, once started
         self._warned: set[str] = set()  # refs left out for want of a lookup, said once
+        self._told: set[str] = set()  # the bounds whose excess was logged (once a run)
+        #: Made with the first lookup (in the event loop): the free places, the deadline.
+        self._slots: asyncio.Semaphore | None = None
+        self._deadline = 0.0
 
     @property
     def configured(self) -> bool:
@@ -78,13 +100,29 @@ class Lookups:
         return self._found.get(ref)
 
     def start(self, refs: Iterable[str]) -> None:
-        """Start asking for each of `refs` not asked yet; returns at once."""
+        """Start asking for each of `refs` not asked yet, up to `max_lookups` a run;
+        returns at once."""
         lookup = self._lookup
         if lookup is None:
             return
         for ref in refs:
-            if ref not in self._tasks:
-                self._tasks[ref] = asyncio.create_task(self._look_up(lookup, ref))
+            if ref in self._tasks:
+                continue
+            if len(self._tasks) >= self._max:
+                self._tell(
+                    "max_lookups",
+                    "moca_agui: left out %s and every further source only a lookup could "
+                    "give a record of: this run looked up max_lookups=%d nodes; pass a "
+                    "larger max_lookups to look up more",
+                    ref,
+                    self._max,
+                )
+                continue
+            if self._slots is None:
+                self._slots = asyncio.Semaphore(self._options.lookup_concurrency)
+                loop = asyncio.get_running_loop()
+                self._deadline = loop.time() + self._options.lookup_deadline
+            self._tasks[ref] = asyncio.create_task(self._look_up(lookup, ref, self._slots))
 
     async def look_up(self, refs: Iterable[str]) -> None:
         """Ask for `refs` (those not started yet) and wait for all of them, together: a
@@ -125,20 +163,26 @@ class Lookups:
             self._warned.add(ref)
             logger.warning(message, ref, *args)
 
-    async def _look_up(self, lookup: Lookup, ref: str) -> None:
+    def _tell(self, bound: str, message: str, *args: object) -> None:
+        """Log that a source went past `bound`, the first time one does in this run."""
+        if bound not in self._told:
+            self._told.add(bound)
+            logger.warning(message, *args)
+
+    async def _look_up(self, lookup: Lookup, ref: str, slots: asyncio.Semaphore) -> None:
         try:
-            async with asyncio.timeout(self._timeout):
-                if _is_async(lookup):
-                    answer = await lookup(ref)
-                else:  # a blocking lookup must not stall the event loop
-                    answer = await asyncio.to_thread(lookup, ref)
-                if inspect.isawaitable(answer):
-                    answer = await answer
-        except Exception:  # TimeoutError included
-            logger.warning("moca_agui: left out %s: lookup failed", ref, exc_info=True)
+            async with asyncio.timeout_at(self._deadline), slots:
+                answer = await self._call(lookup, ref)
+        except TimeoutError:  # the run's deadline: `_call` ends in its own time
+            self._tell(
+                "lookup_deadline",
+                "moca_agui: left out %s and every source still being looked up "
+                "lookup_deadline=%s seconds after this run's first lookup",
+                ref,
+                self._options.lookup_deadline,
+            )
             return
         if answer is None:
-            logger.info("moca_agui: left out %s: lookup found no record", ref)
             return
         try:
             record = self._checks.copied(answer)
@@ -152,6 +196,24 @@ class Lookups:
             logger.warning("moca_agui: left out %s: lookup returned another node", ref)
             return
         self._found[ref] = (record, datetime.now(UTC), entry.span)
+
+    async def _call(self, lookup: Lookup, ref: str) -> object:
+        """What one `lookup` call answers for `ref` within `lookup_timeout`; None if it
+        failed or found nothing (logged)."""
+        try:
+            async with asyncio.timeout(self._timeout):
+                if _is_async(lookup):
+                    answer = await lookup(ref)
+                else:  # a blocking lookup must not stall the event loop
+                    answer = await asyncio.to_thread(lookup, ref)
+                if inspect.isawaitable(answer):
+                    answer = await answer
+        except Exception:  # TimeoutError included
+            logger.warning("moca_agui: left out %s: lookup failed", ref, exc_info=True)
+            return None
+        if answer is None:
+            logger.info("moca_agui: left out %s: lookup found no record", ref)
+        return answer
 
 
 def _is_async(function: Callable[..., object]) -> TypeGuard[Callable[..., Awaitable[Any]]]:

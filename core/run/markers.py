@@ -1,0 +1,121 @@
+"""The run's marker table: which entry each marker the model may write names.
+
+The built-in table (the markers the model was shown, else the default numbering `[n]` =
+the n-th entry in the model's order) is read marker by marker from the ledger, so it
+costs nothing to keep as results arrive. A plugin's table (`moca_marker_table`) is asked
+with every entry, once for each state of the ledger.
+
+A thread not read whole, or a result of this run not read while the model was shown no
+marker, leaves the numbers the model counted unknown: the table is then empty.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
+from ..records.entry import Entry
+from .hooks import Hooks
+from .ledger import Ledger
+
+__all__ = ["MarkerTable"]
+
+
+class MarkerTable:
+    """marker -> entry for one ledger state, split in two: the markers whose entry is
+    known (`entry`, `known`) and those whose entry depends on an order no one knows
+    (`unsure`: an entry of `Ledger.unsure` not shown beside that marker). A marker naming
+    an entry the run does not hold names nothing."""
+
+    __slots__ = ("_blind", "_ledger", "_plugin", "_unsettled", "known", "unsure")
+
+    def __init__(self, ledger: Ledger, hooks: Hooks) -> None:
+        self._ledger = ledger
+        #: No number the model counted is known (a thread or a result not read).
+        self._blind = not ledger.thread_read or not (ledger.shows_markers or ledger.counted)
+        self._unsettled = ledger.unsure()
+        self._plugin: dict[str, Entry] | None = None
+        if not hooks.builtin_marker_table and not self._blind:
+            entries = [s.entry for s in ledger.entries()]
+            self._plugin = {
+                marker: entry
+                for marker, entry in hooks.marker_table(entries, ledger.shown()).items()
+                if isinstance(entry, Entry)
+            }
+        #: marker -> ref, of the markers whose entry is known, and of those unsure
+        self.known: Mapping[str, str] = _Refs(self, sure=True)
+        self.unsure: Mapping[str, str] = _Refs(self, sure=False)
+
+    def entry(self, marker: str) -> Entry | None:
+        """The entry `marker` names, if the run holds it and its place is known."""
+        entry = self._held(marker)
+        return entry if entry is not None and self._sure(marker, entry) else None
+
+    def _held(self, marker: str) -> Entry | None:
+        """The entry the table gives `marker`, if the run holds it."""
+        ledger = self._ledger
+        if self._blind:
+            return None
+        if self._plugin is not None:
+            entry = self._plugin.get(marker)
+        elif ledger.shows_markers:  # the numbers the model read beside each result
+            entry = ledger.shown_as(marker)
+        else:
+            order = ledger.entries()
+            number = _default_number(marker)
+            entry = order[number - 1].entry if number is not None and number <= len(order) else None
+        return entry if entry is not None and ledger.seen(entry) is not None else None
+
+    def _sure(self, marker: str, entry: Entry) -> bool:
+        return entry not in self._unsettled or self._ledger.marker_of(entry) == marker
+
+    def _markers(self) -> Iterator[str]:
+        """Every marker of the table (read only by a plugin that iterates it)."""
+        if self._blind:
+            return
+        if self._plugin is not None:
+            yield from self._plugin
+        elif self._ledger.shows_markers:
+            yield from {marker: None for marker in self._ledger.shown().values()}
+        else:
+            yield from (f"[{n}]" for n in range(1, len(self._ledger.entries()) + 1))
+
+
+class _Refs(Mapping[str, str]):
+    """marker -> ref of the table's known (`sure`) or unsure markers, read on demand."""
+
+    __slots__ = ("_any", "_sure", "_table")
+
+    def __init__(self, table: MarkerTable, *, sure: bool) -> None:
+        self._table = table
+        self._sure = sure
+        self._any: bool | None = None  # whether it holds any marker, once asked
+
+    def __bool__(self) -> bool:
+        if self._any is None:  # the table lives as long as the ledger state: asked once
+            nothing = not self._sure and not self._table._unsettled
+            self._any = not nothing and next(iter(self), None) is not None
+        return self._any
+
+    def __getitem__(self, marker: str) -> str:
+        table = self._table
+        entry = table._held(marker) if isinstance(marker, str) else None
+        if entry is None or table._sure(marker, entry) is not self._sure:
+            raise KeyError(marker)
+        return entry.ref
+
+    def __iter__(self) -> Iterator[str]:
+        return filter(self._has, self._table._markers())
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def _has(self, marker: str) -> bool:
+        return marker in self
+
+
+def _default_number(marker: str) -> int | None:
+    """n if `marker` is `[n]` as the default numbering writes it (n from 1, no leading 0)."""
+    inner = marker[1:-1] if marker.startswith("[") and marker.endswith("]") else ""
+    if not (inner.isascii() and inner.isdigit()) or inner.startswith("0") or len(inner) > 9:
+        return None
+    return int(inner)

@@ -1,0 +1,128 @@
+"""A run's lookups are bounded: at most `max_lookups` nodes, `lookup_concurrency` at a
+time, all within one `lookup_deadline`; a source past a bound is left out, logged once."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+from typing import Any
+
+import pytest
+
+import moca_agui
+from streams import message, run, tool_call
+from support import citation_events, collect, compact, record, ref
+
+RECORDS = [record(f"n{k}.md") for k in range(10)]
+BY_REF = {ref(rec): rec for rec in RECORDS}
+SEARCH = tool_call("c1", "moca_search", {"query": "q", "results": list(map(compact, RECORDS))})
+#: An answer citing all ten compact results, [1] to [10], each word its own delta.
+ANSWER = message("m1", *(f"See [{k}]. " for k in range(1, 11)))
+
+
+class Reader:
+    """An async `lookup` counting its calls in flight; `stalled` refs never answer."""
+
+    def __init__(self, stalled: frozenset[str] = frozenset()) -> None:
+        self.stalled = stalled
+        self.asked: list[str] = []
+        self.in_flight = 0
+        self.most_in_flight = 0
+
+    async def __call__(self, node_ref: str) -> dict[str, Any] | None:
+        self.asked.append(node_ref)
+        self.in_flight += 1
+        self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        try:
+            if node_ref in self.stalled:
+                await asyncio.Event().wait()  # a Reader that never answers
+            for _ in range(5):  # long enough for every lookup started to start
+                await asyncio.sleep(0)
+            return BY_REF.get(node_ref)
+        finally:
+            self.in_flight -= 1
+
+
+def cited(stream: list[dict[str, Any]]) -> list[str]:
+    [value] = citation_events(stream)
+    return [citation["marker"] for citation in value["citations"]]
+
+
+def bound_lines(caplog: pytest.LogCaptureFixture, option: str) -> list[str]:
+    return [r.getMessage() for r in caplog.records if f"{option}=" in r.getMessage()]
+
+
+async def test_a_run_looks_up_at_most_max_lookups_nodes_and_says_so_once(caplog):
+    caplog.set_level(logging.WARNING, "moca_agui")
+    reader = Reader()
+    events = run(SEARCH, ANSWER)
+    stream = await collect(moca_agui.cite(run_events(events), lookup=reader, max_lookups=3))
+    assert reader.asked == [ref(rec) for rec in RECORDS[:3]]  # the first three named
+    assert cited(stream) == ["[1]", "[2]", "[3]"]
+    [line] = bound_lines(caplog, "max_lookups")
+    assert ref(RECORDS[3]) in line
+
+
+async def test_the_default_max_lookups_bounds_an_answer_naming_more_nodes():
+    many = [record(f"many-{k}.md") for k in range(100)]
+    by_ref = {ref(rec): rec for rec in many}
+    asked: list[str] = []
+
+    async def lookup(node_ref: str) -> dict[str, Any] | None:
+        asked.append(node_ref)
+        return by_ref.get(node_ref)
+
+    search = tool_call("c1", "moca_search", {"query": "q", "results": list(map(compact, many))})
+    answer = message("m1", *(f"[{k}] " for k in range(1, 101)))
+    stream = await collect(moca_agui.cite(run_events(run(search, answer)), lookup=lookup))
+    default = moca_agui.CitationOptions().max_lookups
+    assert default <= 256
+    assert len(asked) == default
+    assert len(cited(stream)) == default
+
+
+async def test_no_more_than_lookup_concurrency_lookups_run_at_once_and_all_finish():
+    reader = Reader()
+    events = run(SEARCH, ANSWER)
+    stream = await collect(moca_agui.cite(run_events(events), lookup=reader, lookup_concurrency=2))
+    assert reader.most_in_flight == 2
+    assert cited(stream) == [f"[{k}]" for k in range(1, 11)]
+
+
+async def test_what_the_deadline_passes_is_left_out_and_said_once(caplog):
+    caplog.set_level(logging.WARNING, "moca_agui")
+    stalled = frozenset(ref(rec) for rec in RECORDS[5:])
+    reader = Reader(stalled)
+    events = run(SEARCH, ANSWER)
+    stream = await collect(
+        moca_agui.cite(run_events(events), lookup=reader, lookup_deadline=0.2, lookup_timeout=60)
+    )
+    assert cited(stream) == ["[1]", "[2]", "[3]", "[4]", "[5]"]
+    assert len(bound_lines(caplog, "lookup_deadline")) == 1
+    assert not [r for r in caplog.records if "lookup failed" in r.getMessage()]
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "error"),
+    [
+        ("max_lookups", 0, "max_lookups must be a positive int"),
+        ("max_lookups", "64", "max_lookups must be a positive int"),
+        ("max_lookups", True, "max_lookups must be a positive int"),
+        ("lookup_concurrency", -1, "lookup_concurrency must be a positive int"),
+        ("lookup_concurrency", 2.0, "lookup_concurrency must be a positive int"),
+        ("lookup_deadline", 0, "lookup_deadline must be a positive number of seconds"),
+        ("lookup_deadline", math.nan, "lookup_deadline must be a positive number of seconds"),
+        ("lookup_deadline", "30", "lookup_deadline must be a positive number of seconds"),
+    ],
+)
+def test_a_bound_that_is_not_a_positive_number_is_a_clear_error(option, value, error):
+    with pytest.raises(TypeError, match=error):
+        moca_agui.CitationOptions.from_kwargs(**{option: value})
+
+
+async def run_events(events: list[Any]) -> Any:
+    """The agent: its events, the loop running between two (as a model streams)."""
+    for event in events:
+        yield event
+        await asyncio.sleep(0)
