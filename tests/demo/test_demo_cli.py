@@ -106,7 +106,7 @@ def _require_demo(framework: str) -> None:
     except FrameworkUnavailable:
         if set(extras.split(",")) <= _extras_in_all():
             raise
-        pytest.skip(f"{framework} is apart from [all]: its own nox session tests its demo")
+        pytest.skip(f"{framework} is apart from [all]: nox -s tests-{framework} tests its demo")
 
 
 @pytest.mark.parametrize("framework", list(FRAMEWORKS))
