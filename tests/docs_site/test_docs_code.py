@@ -100,3 +100,11 @@ def test_every_diff_block_is_applied_and_run_by_a_test() -> None:
     assert len(with_diffs) >= 10
     unread = [page for page in with_diffs if not any(f'"{page}")' in text for text in tests)]
     assert unread == []
+
+
+def test_getting_started_names_every_framework_of_the_demo() -> None:
+    from moca_agui.demo.server import FRAMEWORKS
+
+    text = (DOCS / "getting-started.md").read_text(encoding="utf-8")
+    paragraph = text.split("`--framework` is ", 1)[1].split("\n\n", 1)[0]
+    assert sorted(set(FRAMEWORKS) - set(re.findall(r"`([\w-]+)`", paragraph))) == []
