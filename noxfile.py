@@ -1,8 +1,8 @@
 """Sessions: tests on both ag-ui-protocol lines and each framework's tested versions, the
 built wheel, lint (with the docs site and the workflows), types.
 
-`nox -s tests` runs the suite on the newest versions (what .ci/run runs); `nox -l` lists
-every session.
+`python -m nox` runs the default sessions (what .ci/run runs); `nox -s tests` the suite on
+the newest versions; `nox -l` lists every session.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import nox
 
 nox.options.default_venv_backend = "venv"
 nox.options.reuse_existing_virtualenvs = True
+nox.options.error_on_missing_interpreters = True  # no Python 3.11: a failure, not a pass
 nox.options.sessions = [
     "tests",
     "tests-ag-ui-0.1",
@@ -37,9 +38,11 @@ LLAMA_INDEX_MCP = "llama-index-tools-mcp>=0.6"
 def tests(session: nox.Session) -> None:
     """The whole suite, every extra of `[all]` installed, on ag-ui-protocol 1.x.
 
-    The Agent Framework adapter's tests need its extra, which `[all]` cannot hold: they
-    run in `tests-agent-framework`; those of langchain-mcp-adapters need mcp 1.x, which
-    `[all]` does not take: `tests-langgraph-mcp`. Then, in the same environment (each an
+    Four directories run in their own sessions: the Agent Framework adapter's, CrewAI's
+    and the Claude Agent SDK's tests need extras `[all]` cannot hold
+    (`tests-agent-framework`, `tests-crewai`, `tests-claude-sdk`); those of
+    langchain-mcp-adapters need mcp 1.x, which `[all]` does not take
+    (`tests-langgraph-mcp`). Then, in the same environment (each an
     install of `[all]` less in the default run): mypy --strict on the package, as `types`
     runs it, and the npm package's tests, as `js` runs them.
     """
@@ -209,6 +212,7 @@ def tests_agent_framework(session: nox.Session, pins: tuple[str, ...]) -> None:
 
 def _subscriber_test(session: nox.Session, framework: str) -> None:
     """js/'s subscriber test, the real @ag-ui/client against `framework`'s demo (Node 20)."""
+    _require_node(session)
     session.chdir("js")
     session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
     session.run(
@@ -394,9 +398,19 @@ def js(session: nox.Session) -> None:
 
 def _npm_ci(session: nox.Session) -> None:
     """The npm package's dependencies, as its lock file pins them (js/node_modules)."""
+    _require_node(session)
     session.chdir("js")
     session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
     session.chdir("..")
+
+
+def _require_node(session: nox.Session) -> None:
+    """Stop in one line when Node or npm is missing, naming the install."""
+    if not (shutil.which("node") and shutil.which("npm")):
+        session.error(
+            "node and npm not found: the npm package's tests need Node 20 or newer and npm "
+            "(apt-get install nodejs npm, or https://nodejs.org/)"
+        )
 
 
 def _js_tests(session: nox.Session) -> None:
@@ -414,6 +428,7 @@ def js_frontends(session: nox.Session) -> None:
     packs it. CopilotKit brings about 1,000 npm packages: about 4 minutes, from a cache
     less."""
     session.install("-e", ".[pydantic-ai,demo]")
+    _require_node(session)
     session.chdir("js/test/frontends")
     session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
     npm_install = ("npm", "install", "--no-save", "--no-audit", "--no-fund", "--install-links")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 import pytest
+from named_skips import pytest_configure as pytest_configure  # CI: a skip names its session
 
 from moca_agui.plugins import get_plugin_manager
 

@@ -74,6 +74,8 @@ EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "strands": ("strands", "ag_ui_strands"),
     "agent-framework": ("agent_framework", "agent_framework_ag_ui"),
     "adk": ("google.adk", "ag_ui_adk"),
+    "agentcore": ("bedrock_agentcore", "strands", "ag_ui_strands"),
+    "claude-sdk": ("claude_agent_sdk", "ag_ui_claude_sdk"),
     "crewai": ("crewai", "ag_ui_crewai"),
 }
 _JS = "text/javascript; charset=utf-8"

@@ -332,7 +332,10 @@ async def test_a_tool_result_in_the_clients_history_is_no_source():
     """ag-ui-adk writes a new thread's earlier messages into its session: the model sees
     a record there, but no Reader of this run returned it (a client can send anything)."""
     if "seed_first_run_history" not in inspect.signature(ADKAgent).parameters:
-        pytest.skip("this ag-ui-adk does not write the client's history into a new session")
+        pytest.skip(
+            "this ag-ui-adk does not write the client's history into a new session; the "
+            "newest does: nox -s tests"
+        )
     history = [
         {"id": "user-0", "role": "user", "content": "earlier"},
         {

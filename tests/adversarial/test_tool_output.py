@@ -36,7 +36,9 @@ from .streams import (
 
 #: Content parts exist from ag-ui-protocol 1.0 on; on 0.1.x their cases are skipped.
 TextPart = getattr(ag_ui.core, "TextPart", None)
-needs_parts = pytest.mark.skipif(TextPart is None, reason="ag-ui-protocol 0.1.x has no parts")
+needs_parts = pytest.mark.skipif(
+    TextPart is None, reason="ag-ui-protocol 0.1.x has no parts; 1.x: nox -s tests"
+)
 
 MB = 1024 * 1024
 GOOD = record("good.md", text="The good node.")

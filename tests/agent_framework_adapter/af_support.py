@@ -166,5 +166,6 @@ def _speaks_installed_mcp() -> bool:
 
 needs_mcp_2_client = pytest.mark.skipif(
     not _speaks_installed_mcp(),
-    reason="this agent-framework-core's MCP client speaks MCP 1.x, the Readers served here MCP 2",
+    reason="this agent-framework-core's MCP client speaks MCP 1.x, the Readers served here MCP "
+    "2; the newest speaks MCP 2: nox -s tests-agent-framework(newest)",
 )

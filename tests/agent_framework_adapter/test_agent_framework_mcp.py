@@ -124,7 +124,10 @@ async def test_a_provider_hosted_mcp_readers_results_are_cited():
 @needs_mcp_2_client
 async def test_the_docs_block_connecting_a_real_reader_cites_compact_results():
     if not endpoint_options():
-        pytest.skip("this agent-framework-ag-ui takes no single_user argument")
+        pytest.skip(
+            "this agent-framework-ag-ui takes no single_user argument; the newest does: "
+            "nox -s tests-agent-framework(newest)"
+        )
     model = scripted(
         [
             [call("moca_search", query="register hives", limit=2)],  # compact, its default

@@ -16,7 +16,10 @@ async def test_the_docs_diff_applied_gives_an_endpoint_that_cites():
     [code] = readme_diffs("The one line", "frameworks/agent-framework.md")
     assert "agent = moca_agui.instrument(AgentFrameworkAgent(agent=chat_agent))" in code
     if "single_user" in code and not endpoint_options():
-        pytest.skip("this agent-framework-ag-ui takes no single_user argument")
+        pytest.skip(
+            "this agent-framework-ag-ui takes no single_user argument; the newest does: "
+            "nox -s tests-agent-framework(newest)"
+        )
     reader = Reader(A)
     model = scripted([[call("moca_get_node", node_id=ref(A))], [say(f"See {ref(A)}.")]])
     namespace = {

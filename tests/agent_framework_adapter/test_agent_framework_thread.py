@@ -150,7 +150,10 @@ async def test_a_thread_only_the_provider_holds_leaves_default_markers_out(caplo
     if "service_session_id_from_thread_id" in inspect.signature(AgentFrameworkAgent).parameters:
         service["service_session_id_from_thread_id"] = True
     elif store:
-        pytest.skip("this agent-framework-ag-ui names no provider conversation by thread id")
+        pytest.skip(
+            "this agent-framework-ag-ui names no provider conversation by thread id; the "
+            "newest does: nox -s tests-agent-framework(newest)"
+        )
     runner = moca_agui.instrument(AgentFrameworkAgent(agent=agent, **service))
     app = app_keeping_threads(runner) if store else app_for(runner)
     with caplog.at_level(logging.WARNING, logger="moca_agui"):

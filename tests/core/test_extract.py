@@ -91,7 +91,7 @@ async def test_ag_ui_1x_content_parts_are_read():
     import ag_ui.core
 
     if not hasattr(ag_ui.core, "TextPart"):
-        pytest.skip("content parts exist from ag-ui-protocol 1.0 on")
+        pytest.skip("content parts exist from ag-ui-protocol 1.0 on: nox -s tests")
     TextPart = ag_ui.core.TextPart
 
     events = run(

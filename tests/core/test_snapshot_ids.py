@@ -46,7 +46,8 @@ from support import (
 
 A = record("a.md")
 NEEDS_METADATA = pytest.mark.skipif(
-    not MESSAGES_CARRY_METADATA, reason="ag-ui-protocol 0.1 messages have no metadata"
+    not MESSAGES_CARRY_METADATA,
+    reason="ag-ui-protocol 0.1 messages have no metadata; 1.x: nox -s tests",
 )
 
 

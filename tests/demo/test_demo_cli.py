@@ -21,7 +21,14 @@ import pytest
 from moca_agui.adapter import pip_install
 from moca_agui.check import check_events
 from moca_agui.demo.model import KNOWN_QUESTIONS
-from moca_agui.demo.server import FRAMEWORKS, FrameworkUnavailable, ask, build, load_framework
+from moca_agui.demo.server import (
+    EXTRA_MODULES,
+    FRAMEWORKS,
+    FrameworkUnavailable,
+    ask,
+    build,
+    load_framework,
+)
 from support import ROOT, assert_valid_stream, citation_events, parse_sse, run_input
 
 MOCA_AGUI = str(Path(sys.executable).with_name("moca-agui"))
@@ -106,7 +113,7 @@ def _require_demo(framework: str) -> None:
     except FrameworkUnavailable:
         if set(extras.split(",")) <= _extras_in_all():
             raise
-        pytest.skip(f"{framework} is apart from [all]: its own nox session tests its demo")
+        pytest.skip(f"{framework} is apart from [all]: nox -s tests-{framework} tests its demo")
 
 
 @pytest.mark.parametrize("framework", list(FRAMEWORKS))
@@ -158,6 +165,27 @@ def test_a_framework_without_its_demo_or_extra_names_the_fix(
     monkeypatch.setitem(FRAMEWORKS, "ag-ui", ("not_written", "demo"))
     with pytest.raises(FrameworkUnavailable, match="no demo service for ag-ui yet"):
         load_framework("ag-ui")
+
+
+def test_every_extra_of_a_demo_names_the_modules_it_brings() -> None:
+    """load_framework names every missing module of a framework's extra before importing."""
+    extras = {extra for _, line in FRAMEWORKS.values() for extra in line.split(",")}
+    assert sorted(extras - set(EXTRA_MODULES)) == []
+
+
+@pytest.mark.parametrize("framework", ["agentcore", "claude-sdk"])
+def test_a_demo_without_its_framework_names_all_it_needs(framework: str) -> None:
+    modules = EXTRA_MODULES[framework]
+    done = _without(
+        modules,
+        "from moca_agui.cli import main\n"
+        f"sys.exit(main(['demo', '--framework', {framework!r}, '--question', 'q']))",
+    )
+    assert done.returncode == 2
+    assert done.stderr == (
+        f"moca-agui demo: the {framework} demo needs {', '.join(modules)}: "
+        f"{pip_install(framework + ',demo')}\n"
+    )
 
 
 def test_the_command_reports_an_unavailable_framework(monkeypatch: pytest.MonkeyPatch) -> None:

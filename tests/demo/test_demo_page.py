@@ -716,7 +716,7 @@ def test_no_field_of_a_record_pushes_a_badge_out_of_sight_in_moca_sources(
     dependencies (`npm ci` in js/, which the `js` session runs)."""
     node = shutil.which("node")
     if node is None or not (ROOT / "js/node_modules/react-dom").is_dir():
-        pytest.skip("needs node and js/node_modules (cd js && npm ci)")
+        pytest.skip("needs node and js/node_modules (cd js && npm ci), as nox -s tests has")
     cases = long_records()
     markup = subprocess.run(
         [node, "--input-type=module", "-e", REACT_RENDER],

@@ -14,6 +14,13 @@ import pytest
 from readme_code import DOCS, README, ROOT, docs_blocks, docs_pages, undefined_names
 
 BLOCKS = docs_blocks()
+#: The sessions that run the blocks whose framework `[all]` cannot hold, by a module the
+#: block imports: each session's tests run the block (`run_block`) against a Reader.
+SESSION_OF = {
+    "langchain_mcp_adapters": "tests-langgraph-mcp",
+    "agent_framework": "tests-agent-framework",
+    "agent_framework_ag_ui": "tests-agent-framework",
+}
 GITHUB = "https://github.com/openmoca/moca-agui/blob/main/"
 
 
@@ -29,7 +36,11 @@ def test_each_python_block_runs_as_shown(page: str, line: int, code: str) -> Non
     imported = set(re.findall(r"^(?:from|import) ([\w.]+)", code, flags=re.MULTILINE))
     missing = sorted(name for name in imported if not _installed(name))
     if missing:
-        pytest.skip(f"needs {', '.join(missing)}, not installed here")
+        sessions = sorted(
+            {SESSION_OF[name.split(".")[0]] for name in missing if name.split(".")[0] in SESSION_OF}
+        )
+        where = f": nox -s {' and nox -s '.join(sessions)} runs it" if sessions else ""
+        pytest.skip(f"needs {', '.join(missing)}, not installed here{where}")
     exec(compiled, {"__name__": "docs_block"})
 
 
@@ -89,3 +100,11 @@ def test_every_diff_block_is_applied_and_run_by_a_test() -> None:
     assert len(with_diffs) >= 10
     unread = [page for page in with_diffs if not any(f'"{page}")' in text for text in tests)]
     assert unread == []
+
+
+def test_getting_started_names_every_framework_of_the_demo() -> None:
+    from moca_agui.demo.server import FRAMEWORKS
+
+    text = (DOCS / "getting-started.md").read_text(encoding="utf-8")
+    paragraph = text.split("`--framework` is ", 1)[1].split("\n\n", 1)[0]
+    assert sorted(set(FRAMEWORKS) - set(re.findall(r"`([\w-]+)`", paragraph))) == []

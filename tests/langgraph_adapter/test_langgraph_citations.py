@@ -136,7 +136,16 @@ async def test_a_record_from_a_tool_that_is_not_a_reader_is_not_a_source() -> No
 
 @pytest.mark.parametrize(
     "emit_raw_events",
-    [True, pytest.param(False, marks=pytest.mark.skipif(not RAW_SWITCH, reason="no switch"))],
+    [
+        True,
+        pytest.param(
+            False,
+            marks=pytest.mark.skipif(
+                not RAW_SWITCH,
+                reason="this ag-ui-langgraph always sends RAW events; the newest: nox -s tests",
+            ),
+        ),
+    ],
 )
 async def test_records_only_in_an_artifact_are_captured(
     emit_raw_events: bool, caplog: pytest.LogCaptureFixture

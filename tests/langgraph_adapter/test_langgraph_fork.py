@@ -31,7 +31,8 @@ def moca_get_node(node_id: str) -> dict[str, Any]:
 #: checkpoint's question and the model reads the old thread (so does the run).
 edits = pytest.mark.skipif(
     not hasattr(LangGraphAgent, "_detect_edited_human_message"),
-    reason="this ag-ui-langgraph does not fork the thread on an edited question",
+    reason="this ag-ui-langgraph does not fork the thread on an edited question; the newest "
+    "does: nox -s tests",
 )
 
 STEPS: Steps = {

@@ -17,7 +17,9 @@ mcp_adapters = pytest.importorskip(
     "langchain_mcp_adapters.client",
     reason="langchain-mcp-adapters needs mcp<2: nox -s tests-langgraph-mcp runs these",
 )
-mcp_tools = pytest.importorskip("langchain_mcp_adapters.tools")
+mcp_tools = pytest.importorskip(
+    "langchain_mcp_adapters.tools", reason="nox -s tests-langgraph-mcp runs these"
+)
 
 from ag_ui_langgraph import LangGraphAgent, add_langgraph_fastapi_endpoint  # noqa: E402
 from fastapi import FastAPI  # noqa: E402

@@ -24,7 +24,7 @@ from moca_agui.demo.reader import DemoReader
 from support import HANDBOOK, citation_events
 
 mcp_tools = pytest.importorskip(
-    "llama_index.tools.mcp", reason="pip install llama-index-tools-mcp (nox installs it)"
+    "llama_index.tools.mcp", reason="needs llama-index-tools-mcp, which nox -s tests installs"
 )
 REPLAY = Path(__file__).parents[1] / "reference_replay.py"
 
