@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Callable
+from typing import Protocol
 
 from ag_ui.core import BaseEvent, RawEvent, TextMessageContentEvent
 
@@ -80,6 +81,7 @@ class CitationStream(StreamSink):
         "_parts_of",
         "_prose",
         "_question_id",
+        "_readers",
         "_sent",
         "_snapshot",
         "_snapshot_text",
@@ -113,13 +115,14 @@ class CitationStream(StreamSink):
         self._ahead = False  # whether answers are read as they stream (`run.looks_ahead`)
         self._carry: dict[str, str] = {}  # message id -> its text since its last space
         self._prose: dict[str, Prose] = {}  # message id -> its text read as it streams
+        self._readers: dict[str, _ReadAhead] = {}  # message id -> its deltas not read yet
         self._carried: list[str] = []  # the answers the snapshot just read carries sources of
         self.carries_sources = False  # whether the event just fed is such a snapshot
         self._no_delta_path()
 
     def _no_delta_path(self) -> None:
         self._parts_of: object = _NO_MESSAGE
-        self._parts: list[str] = []
+        self._parts: Parts = []
 
     def feed(self, event: object) -> bool:
         """Take in the stream's next event; True when the run's citation events are due
@@ -127,25 +130,22 @@ class CitationStream(StreamSink):
         if type(event) is RawEvent:  # the follower reads nothing of it, it closes nothing
             return False
         due = self._observe(event)
-        if (
-            self._alive
-            and not self._ahead
-            and not self._follower.chunk
-            and type(event) is TextMessageContentEvent
-        ):
+        if self._alive and not self._follower.chunk and type(event) is TextMessageContentEvent:
             message_id = event.__dict__.get("message_id")
             if type(message_id) is str:  # the next deltas most likely go to its message
                 self._parts_of = message_id  # the run's own fast path for deltas
-                self._parts = self.run._text_parts(message_id)
+                parts = self.run._text_parts(message_id)
+                self._parts = self._reader(message_id, parts) if self._ahead else parts
         return due
 
-    def delta_path(self) -> tuple[object, list[str]]:
+    def delta_path(self) -> tuple[object, Parts]:
         """Where the stream's next TEXT_MESSAGE_CONTENT deltas may go without `feed`: the
         message id they must name, and the list of its text parts to append each `str`
         delta to. Most of a stream is its deltas, and they mostly share one message id
         object: a driver that appends them itself saves a call per delta. The id is no
         message's while every delta must be fed (no message open, a chunked message, the
-        layer off, or the answer read as it streams); ask again after each `feed`."""
+        layer off); ask again after each `feed`. An answer read as it streams appends to
+        its reader (`_ReadAhead`), which hands on only the deltas that may name a source."""
         return self._parts_of, self._parts
 
     def _observe(self, event: object) -> bool:
@@ -275,8 +275,17 @@ class CitationStream(StreamSink):
             self.run.mute(message_id)
         self._open.add(message_id)
 
+    def _reader(self, message_id: str, parts: list[str]) -> _ReadAhead:
+        reader = self._readers.get(message_id)
+        if reader is None:
+            reader = self._readers[message_id] = _ReadAhead(self, message_id, parts)
+        return reader
+
     def message_closed(self, message_id: str) -> None:
         self._open.discard(message_id)
+        reader = self._readers.pop(message_id, None)
+        if reader is not None:
+            reader.read()
         carry = self._carry.pop(message_id, "")
         prose = self._prose.pop(message_id, None)
         if prose is not None:
@@ -288,7 +297,7 @@ class CitationStream(StreamSink):
         if delta:
             self.run.add_text(message_id, delta)
             if self._ahead:
-                self._read_ahead(message_id, delta)
+                self._reader(message_id, self.run._text_parts(message_id)).take(delta)
 
     def tool_call(self, tool_call_id: str, tool_name: str) -> None:
         self.run.call_made(tool_call_id, tool_name)  # the order the model issued its calls
@@ -335,3 +344,44 @@ class CitationStream(StreamSink):
 
     def malformed(self, kind: str, reason: str) -> None:
         raise ValueError(f"a malformed {kind}: {reason}")
+
+
+class Parts(Protocol):
+    """Where a driver appends an answer's text deltas (`CitationStream.delta_path`)."""
+
+    def append(self, delta: str, /) -> None: ...
+
+
+class _ReadAhead:
+    """An answer's text parts while it is read as it streams: each delta is appended to
+    the message, and handed to the look-ahead (`CitationStream._read_ahead`) with those
+    before it only once it may name a source (it holds `[` or `#`), then with each next
+    one until one holds a space (the look-ahead hands on text up to a space). Most deltas
+    cost an append; the answer is still read once, in order."""
+
+    __slots__ = ("_hot", "_message_id", "_parts", "_pending", "_stream")
+
+    def __init__(self, stream: CitationStream, message_id: str, parts: list[str]) -> None:
+        self._stream = stream
+        self._message_id = message_id
+        self._parts = parts
+        self._pending: list[str] = []  # deltas appended and not yet read ahead
+        self._hot = False  # a delta that may name a source is read; its word is not ended
+
+    def append(self, delta: str, /) -> None:
+        self._parts.append(delta)
+        self.take(delta)
+
+    def take(self, delta: str) -> None:
+        """A delta appended to the message's text (by `append`, or by the run)."""
+        self._pending.append(delta)
+        if self._hot or "[" in delta or "#" in delta:
+            self.read()
+            self._hot = " " not in delta and "\n" not in delta
+
+    def read(self) -> None:
+        """Hand the look-ahead every delta not read yet."""
+        if self._pending:
+            text = "".join(self._pending)
+            self._pending.clear()
+            self._stream._read_ahead(self._message_id, text)
