@@ -94,18 +94,8 @@ def kept_then_sent(kept: Iterable[object], sent: Iterable[object]) -> list[objec
     passed over, as are a sent assistant message's calls whose ids it holds and a sent
     tool message answering a call whose result it holds."""
     thread = list(kept)
-    ids: set[object] = set()
-    calls: set[object] = set()
-    answered: set[object] = set()
-    for message in thread:
-        ids.add(_field(message, "id", "id"))
-        role = _field(message, "role", "role")
-        if role == "assistant":
-            for call in _field(message, "tool_calls", "toolCalls") or ():
-                calls.add(_field(call, "id", "id"))
-        elif role == "tool":
-            answered.add(_field(message, "tool_call_id", "toolCallId"))
-    ids.discard(None)
+    ids = {_field(message, "id", "id") for message in thread} - {None}
+    calls, answered = _calls_and_answers(thread)
     for message in sent:
         if _field(message, "id", "id") in ids:
             continue
@@ -130,6 +120,19 @@ def kept_then_answers(kept: Iterable[object], sent: Iterable[object]) -> list[ob
     (a frontend tool's). Any other message of `sent` the kept thread lacks (a turn the
     client dropped, edited or brought from another server) never reaches the model."""
     thread = list(kept)
+    calls, answered = _calls_and_answers(thread)
+    open_calls = calls - answered - {None}
+    for message in sent:
+        call_id = _field(message, "tool_call_id", "toolCallId")
+        if _field(message, "role", "role") == "tool" and call_id in open_calls:
+            open_calls.discard(call_id)
+            thread.append(message)
+    return thread
+
+
+def _calls_and_answers(thread: list[object]) -> tuple[set[object], set[object]]:
+    """The ids of the calls `thread`'s assistant messages make, and of those its tool
+    messages answer."""
     calls: set[object] = set()
     answered: set[object] = set()
     for message in thread:
@@ -139,13 +142,7 @@ def kept_then_answers(kept: Iterable[object], sent: Iterable[object]) -> list[ob
                 calls.add(_field(call, "id", "id"))
         elif role == "tool":
             answered.add(_field(message, "tool_call_id", "toolCallId"))
-    open_calls = calls - answered - {None}
-    for message in sent:
-        call_id = _field(message, "tool_call_id", "toolCallId")
-        if _field(message, "role", "role") == "tool" and call_id in open_calls:
-            open_calls.discard(call_id)
-            thread.append(message)
-    return thread
+    return calls, answered
 
 
 def _turns_read_out_of_order(
