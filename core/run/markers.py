@@ -5,8 +5,9 @@ the n-th entry in the model's order) is read marker by marker from the ledger, s
 costs nothing to keep as results arrive. A plugin's table (`moca_marker_table`) is asked
 with every entry, once for each state of the ledger.
 
-A thread not read whole, or a result of this run not read while the model was shown no
-marker, leaves the numbers the model counted unknown: the table is then empty.
+A thread not read whole, or a result of this run not read (while the model was shown no
+marker, for the built-in table; in any case, for a plugin's), leaves the numbers the
+model counted unknown: the table is then empty.
 """
 
 from __future__ import annotations
@@ -30,11 +31,15 @@ class MarkerTable:
 
     def __init__(self, ledger: Ledger, hooks: Hooks) -> None:
         self._ledger = ledger
-        #: No number the model counted is known (a thread or a result not read).
-        self._blind = not ledger.thread_read or not (ledger.shows_markers or ledger.counted)
+        builtin = hooks.builtin_marker_table
+        #: No number the model counted is known (a thread or a result not read). Shown
+        #: markers stand for a result not read only in the built-in table, which they
+        #: are; a plugin's table may number by order, which that result leaves unknown.
+        shown = builtin and ledger.shows_markers
+        self._blind = not ledger.thread_read or not (shown or ledger.counted)
         self._unsettled = ledger.unsure()
         self._plugin: dict[str, Entry] | None = None
-        if not hooks.builtin_marker_table and not self._blind:
+        if not builtin and not self._blind:
             entries = [s.entry for s in ledger.entries()]
             self._plugin = {
                 marker: entry
