@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 from ..records.entry import Entry
+from ..records.numbering import marker_number, numbered_marker
 from .hooks import Hooks
 from .ledger import Ledger
 
@@ -66,7 +67,7 @@ class MarkerTable:
             entry = ledger.shown_as(marker)
         else:
             order = ledger.entries()
-            number = _default_number(marker)
+            number = marker_number(marker)
             entry = order[number - 1].entry if number is not None and number <= len(order) else None
         return entry if entry is not None and ledger.seen(entry) is not None else None
 
@@ -82,7 +83,7 @@ class MarkerTable:
         elif self._ledger.shows_markers:
             yield from {marker: None for marker in self._ledger.shown().values()}
         else:
-            yield from (f"[{n}]" for n in range(1, len(self._ledger.entries()) + 1))
+            yield from (numbered_marker(n) for n in range(1, len(self._ledger.entries()) + 1))
 
 
 class _Refs(Mapping[str, str]):
@@ -116,11 +117,3 @@ class _Refs(Mapping[str, str]):
 
     def _has(self, marker: str) -> bool:
         return marker in self
-
-
-def _default_number(marker: str) -> int | None:
-    """n if `marker` is `[n]` as the default numbering writes it (n from 1, no leading 0)."""
-    inner = marker[1:-1] if marker.startswith("[") and marker.endswith("]") else ""
-    if not (inner.isascii() and inner.isdigit()) or inner.startswith("0") or len(inner) > 9:
-        return None
-    return int(inner)
