@@ -6,7 +6,7 @@ import asyncio
 import contextvars
 import inspect
 import logging
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from datetime import UTC, datetime
 from typing import Any, TypeGuard
 
@@ -28,9 +28,9 @@ def reader_lookup(call: Callable[[str], object]) -> Lookup:
     returns what the call returns: an MCP result, its content, JSON text or a dict, e.g.
     `lambda ref: session.call_tool("moca_get_node", {"node_id": ref})` on the agent's own
     MCP session. The lookup gives the record of `ref` in that answer, or None (a Reader
-    error, no record). A blocking `call` makes a blocking lookup, run in a thread: one
-    cancelled or past its timeout stops being waited for, but the thread finishes the call
-    (holding its place among the run's `lookup_concurrency`) and its answer is dropped.
+    error, no record). A blocking `call` runs in a thread: a lookup cancelled or past its
+    timeout stops waiting for it, but the thread finishes the call (holding its place among
+    the run's `lookup_concurrency`) and its answer is dropped.
     """
     if _is_async(call):
 
@@ -39,13 +39,31 @@ def reader_lookup(call: Callable[[str], object]) -> Lookup:
 
         return lookup
 
-    def blocking_lookup(ref: str) -> Any:
+    def blocking(ref: str) -> _Answer:
         answer = call(ref)
         if inspect.isawaitable(answer):  # e.g. a lambda giving a coroutine: awaited in the loop
             return _awaited_record_of(ref, answer)
         return _record_of(ref, answer)
 
-    return blocking_lookup
+    return _BlockingLookup(blocking)
+
+
+class _BlockingLookup:
+    """`reader_lookup` of a blocking call: awaited as any async lookup, while a run calls
+    `blocking` in a thread of its own, whose end it waits for to give back its place."""
+
+    __slots__ = ("blocking",)
+
+    def __init__(self, blocking: Callable[[str], _Answer]) -> None:
+        self.blocking = blocking
+
+    async def __call__(self, ref: str) -> dict[str, Any] | None:
+        answer = await asyncio.to_thread(self.blocking, ref)
+        return await answer if isinstance(answer, Coroutine) else answer
+
+
+#: What a blocking lookup of `reader_lookup` gives: the record, or the coroutine giving it.
+_Answer = dict[str, Any] | None | Coroutine[Any, Any, dict[str, Any] | None]
 
 
 async def _awaited_record_of(ref: str, answer: Awaitable[object]) -> dict[str, Any] | None:
@@ -216,6 +234,8 @@ class Lookups:
         """What one `lookup` call answers for `ref` within `lookup_timeout`; None if it
         failed or found nothing (logged). `done` is called once the call really ends: for
         a blocking lookup, when its thread does, past any timeout or cancellation."""
+        if isinstance(lookup, _BlockingLookup):
+            lookup = lookup.blocking
         try:
             async with asyncio.timeout(self._timeout):
                 if _is_async(lookup):
