@@ -12,6 +12,7 @@ from typing import Any
 from ..options import CitationOptions
 from ..records.entry import Entry
 from ..records.extract import ReaderItem, reader_items
+from ..records.numbering import numbered_marker
 from ..records.references import Mention, find_markers, find_refs
 from .hookspecs import hookimpl
 from .numbered import numbered_function
@@ -43,7 +44,7 @@ def moca_reader_items(tool_name: str, result: object, options: CitationOptions) 
 def moca_marker_table(entries: Sequence[Entry], shown: Mapping[Entry, str]) -> Mapping[str, Entry]:
     if shown:  # the numbers the model read beside each result
         return {marker: entry for entry, marker in shown.items()}
-    return {f"[{number}]": entry for number, entry in enumerate(entries, start=1)}
+    return {numbered_marker(number): entry for number, entry in enumerate(entries, start=1)}
 
 
 @hookimpl

@@ -35,6 +35,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from ..records.entry import Entry
+from ..records.numbering import marker_number, numbered_marker
 from ..records.references import KnownRefs
 
 __all__ = ["Entry", "Ledger", "Seen"]
@@ -190,7 +191,7 @@ class Ledger:
                     self._append(Seen(entry, [], now, False, earlier=True))
                 if marker is not None and entry not in self._shown:
                     self._show(entry, marker)
-                    number = _number(marker)
+                    number = marker_number(marker)
                     if number is not None and number >= self._next:
                         self._next = number + 1
             self.version += 1
@@ -311,7 +312,7 @@ class Ledger:
         with self._lock:
             for entry in entries:
                 if entry not in self._shown:
-                    self._show(entry, f"[{self._next}]")
+                    self._show(entry, numbered_marker(self._next))
                     self._next += 1
             self.version += 1
             return [self._shown[entry] for entry in entries]
@@ -397,9 +398,3 @@ def _unsure(turns: list[list[list[Entry]]]) -> frozenset[Entry]:
             placed.update(entry for result in results for entry in result)
             break
     return frozenset(unsure)
-
-
-def _number(marker: str) -> int | None:
-    """The number of a marker like `[7]`, if it is one."""
-    inner = marker[1:-1] if marker.startswith("[") and marker.endswith("]") else ""
-    return int(inner) if 0 < len(inner) <= 9 and inner.isascii() and inner.isdigit() else None

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import inspect
 import logging
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from datetime import UTC, datetime
 from typing import Any, TypeGuard
 
@@ -27,25 +28,56 @@ def reader_lookup(call: Callable[[str], object]) -> Lookup:
     returns what the call returns: an MCP result, its content, JSON text or a dict, e.g.
     `lambda ref: session.call_tool("moca_get_node", {"node_id": ref})` on the agent's own
     MCP session. The lookup gives the record of `ref` in that answer, or None (a Reader
-    error, no record). A blocking `call` runs in a thread: a lookup cancelled (the run
-    ended, its client left) stops waiting for it, but the thread finishes the call and
-    its answer is dropped.
+    error, no record). A blocking `call` runs in a thread: a lookup cancelled or past its
+    timeout stops waiting for it, but the thread finishes the call (holding its place among
+    the run's `lookup_concurrency`) and its answer is dropped.
     """
+    if _is_async(call):
 
-    async def lookup(ref: str) -> dict[str, Any] | None:
-        if _is_async(call):
-            answer = await call(ref)
-        else:
-            answer = await asyncio.to_thread(call, ref)
-            if inspect.isawaitable(answer):
-                answer = await answer
-        records = [item for item in reader_items(answer) if isinstance(item, dict)]
-        named = [record for record in records if record["node"].get("ref") == ref]
-        chosen = named or records  # another node's record: the run logs that it is not ref's
-        # A plain dict, the caller's to change: the run copies and checks what it gets.
-        return dict(chosen[0]) if chosen else None
+        async def lookup(ref: str) -> dict[str, Any] | None:
+            return _record_of(ref, await call(ref))
 
-    return lookup
+        return lookup
+
+    def blocking(ref: str) -> _Answer:
+        answer = call(ref)
+        if inspect.isawaitable(answer):  # e.g. a lambda giving a coroutine: awaited in the loop
+            return _awaited_record_of(ref, answer)
+        return _record_of(ref, answer)
+
+    return _BlockingLookup(blocking)
+
+
+class _BlockingLookup:
+    """`reader_lookup` of a blocking call: awaited as any async lookup, while a run calls
+    `blocking` in a thread of its own, whose end it waits for to give back its place."""
+
+    __slots__ = ("blocking",)
+
+    def __init__(self, blocking: Callable[[str], _Answer]) -> None:
+        self.blocking = blocking
+
+    async def __call__(self, ref: str) -> dict[str, Any] | None:
+        answer = await asyncio.to_thread(self.blocking, ref)
+        return await answer if isinstance(answer, Coroutine) else answer
+
+
+#: What a blocking lookup of `reader_lookup` gives: the record, or the coroutine giving it.
+_Answer = dict[str, Any] | None | Coroutine[Any, Any, dict[str, Any] | None]
+
+
+async def _awaited_record_of(ref: str, answer: Awaitable[object]) -> dict[str, Any] | None:
+    return _record_of(ref, await answer)
+
+
+def _record_of(ref: str, answer: object) -> dict[str, Any] | None:
+    """The record of `ref` in a Reader's answer (another node's if it holds only that: the
+    run logs that it is not ref's), or None."""
+    records = [item for item in reader_items(answer) if isinstance(item, dict)]
+    named = [record for record in records if record["node"].get("ref") == ref]
+    chosen = named or records
+    # A plain dict, the caller's to change: the run copies and checks what it gets.
+    return dict(chosen[0]) if chosen else None
 
 
 class Lookups:
@@ -171,8 +203,9 @@ class Lookups:
 
     async def _look_up(self, lookup: Lookup, ref: str, slots: asyncio.Semaphore) -> None:
         try:
-            async with asyncio.timeout_at(self._deadline), slots:
-                answer = await self._call(lookup, ref)
+            async with asyncio.timeout_at(self._deadline):
+                await slots.acquire()  # `_call` gives the place back once its call ends
+                answer = await self._call(lookup, ref, slots.release)
         except TimeoutError:  # the run's deadline: `_call` ends in its own time
             self._tell(
                 "lookup_deadline",
@@ -197,15 +230,21 @@ class Lookups:
             return
         self._found[ref] = (record, datetime.now(UTC), entry.span)
 
-    async def _call(self, lookup: Lookup, ref: str) -> object:
+    async def _call(self, lookup: Lookup, ref: str, done: Callable[[], None]) -> object:
         """What one `lookup` call answers for `ref` within `lookup_timeout`; None if it
-        failed or found nothing (logged)."""
+        failed or found nothing (logged). `done` is called once the call really ends: for
+        a blocking lookup, when its thread does, past any timeout or cancellation."""
+        if isinstance(lookup, _BlockingLookup):
+            lookup = lookup.blocking
         try:
             async with asyncio.timeout(self._timeout):
                 if _is_async(lookup):
-                    answer = await lookup(ref)
+                    try:
+                        answer = await lookup(ref)
+                    finally:
+                        done()
                 else:  # a blocking lookup must not stall the event loop
-                    answer = await asyncio.to_thread(lookup, ref)
+                    answer = await asyncio.shield(_in_thread(lookup, ref, done))
                 if inspect.isawaitable(answer):
                     answer = await answer
         except Exception:  # TimeoutError included
@@ -214,6 +253,22 @@ class Lookups:
         if answer is None:
             logger.info("moca_agui: left out %s: lookup found no record", ref)
         return answer
+
+
+def _in_thread(lookup: Lookup, ref: str, done: Callable[[], None]) -> asyncio.Future[Any]:
+    """`lookup(ref)` run in a thread (with this context, as `asyncio.to_thread` runs it);
+    `done` is called in the event loop when the thread ends, which no one can hasten."""
+    thread = asyncio.get_running_loop().run_in_executor(
+        None, contextvars.copy_context().run, lookup, ref
+    )
+
+    def ended(future: asyncio.Future[Any]) -> None:
+        done()
+        if not future.cancelled():
+            future.exception()  # a failure no one waits for any more is not reported again
+
+    thread.add_done_callback(ended)
+    return thread
 
 
 def _is_async(function: Callable[..., object]) -> TypeGuard[Callable[..., Awaitable[Any]]]:

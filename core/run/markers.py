@@ -5,8 +5,9 @@ the n-th entry in the model's order) is read marker by marker from the ledger, s
 costs nothing to keep as results arrive. A plugin's table (`moca_marker_table`) is asked
 with every entry, once for each state of the ledger.
 
-A thread not read whole, or a result of this run not read while the model was shown no
-marker, leaves the numbers the model counted unknown: the table is then empty.
+A thread not read whole, or a result of this run not read (while the model was shown no
+marker, for the built-in table; in any case, for a plugin's), leaves the numbers the
+model counted unknown: the table is then empty.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 from ..records.entry import Entry
+from ..records.numbering import marker_number, numbered_marker
 from .hooks import Hooks
 from .ledger import Ledger
 
@@ -30,11 +32,15 @@ class MarkerTable:
 
     def __init__(self, ledger: Ledger, hooks: Hooks) -> None:
         self._ledger = ledger
-        #: No number the model counted is known (a thread or a result not read).
-        self._blind = not ledger.thread_read or not (ledger.shows_markers or ledger.counted)
+        builtin = hooks.builtin_marker_table
+        #: No number the model counted is known (a thread or a result not read). Shown
+        #: markers stand for a result not read only in the built-in table, which they
+        #: are; a plugin's table may number by order, which that result leaves unknown.
+        shown = builtin and ledger.shows_markers
+        self._blind = not ledger.thread_read or not (shown or ledger.counted)
         self._unsettled = ledger.unsure()
         self._plugin: dict[str, Entry] | None = None
-        if not hooks.builtin_marker_table and not self._blind:
+        if not builtin and not self._blind:
             entries = [s.entry for s in ledger.entries()]
             self._plugin = {
                 marker: entry
@@ -61,7 +67,7 @@ class MarkerTable:
             entry = ledger.shown_as(marker)
         else:
             order = ledger.entries()
-            number = _default_number(marker)
+            number = marker_number(marker)
             entry = order[number - 1].entry if number is not None and number <= len(order) else None
         return entry if entry is not None and ledger.seen(entry) is not None else None
 
@@ -77,7 +83,7 @@ class MarkerTable:
         elif self._ledger.shows_markers:
             yield from {marker: None for marker in self._ledger.shown().values()}
         else:
-            yield from (f"[{n}]" for n in range(1, len(self._ledger.entries()) + 1))
+            yield from (numbered_marker(n) for n in range(1, len(self._ledger.entries()) + 1))
 
 
 class _Refs(Mapping[str, str]):
@@ -111,11 +117,3 @@ class _Refs(Mapping[str, str]):
 
     def _has(self, marker: str) -> bool:
         return marker in self
-
-
-def _default_number(marker: str) -> int | None:
-    """n if `marker` is `[n]` as the default numbering writes it (n from 1, no leading 0)."""
-    inner = marker[1:-1] if marker.startswith("[") and marker.endswith("]") else ""
-    if not (inner.isascii() and inner.isdigit()) or inner.startswith("0") or len(inner) > 9:
-        return None
-    return int(inner)

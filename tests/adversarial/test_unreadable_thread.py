@@ -132,3 +132,31 @@ async def test_a_result_of_this_run_it_cannot_read_costs_no_shown_marker():
 
     (value,) = citation_values([event async for event in moca_agui.cite(agent())])
     assert value["citations"] == [{"marker": "[1]", "record": C}]
+
+
+async def test_a_plugin_table_leaves_its_markers_out_when_a_result_cannot_be_read(register):
+    """A plugin numbers by the order the model read: it counted A in the cut result as
+    [a] and C as [b]. The marker a numbered tool showed beside C does not make that order
+    known, so no plugin marker is cited; C's versioned ref is."""
+
+    class Letters:
+        @moca_agui.adapter.hookimpl
+        def moca_marker_table(self, entries):
+            return {f"[{chr(ord('a') + i)}]": e for i, e in enumerate(entries)}
+
+    def moca_get_node(node_id: str) -> dict[str, Any]:
+        return C
+
+    async def agent() -> AsyncIterator[BaseEvent]:
+        yield run_started()
+        for event in reader_call("c1", CUT_SEARCH, "moca_search"):
+            yield event
+        for event in reader_call("c2", moca_agui.numbered(moca_get_node)(node_id=ref(C))):
+            yield event
+        for event in answer("m1", f"A [a]; C [b], {ref(C)}."):
+            yield event
+        yield run_finished()
+
+    register(Letters())
+    (value,) = citation_values([event async for event in moca_agui.cite(agent())])
+    assert value["citations"] == [{"record": C}]

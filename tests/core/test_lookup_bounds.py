@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import threading
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -101,6 +103,58 @@ async def test_what_the_deadline_passes_is_left_out_and_said_once(caplog):
     assert cited(stream) == ["[1]", "[2]", "[3]", "[4]", "[5]"]
     assert len(bound_lines(caplog, "lookup_deadline")) == 1
     assert not [r for r in caplog.records if "lookup failed" in r.getMessage()]
+
+
+class BlockingReader:
+    """A blocking `lookup` that never answers until `release()`: each call holds a thread,
+    counted while it runs."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._released = threading.Event()
+        self.calls = 0
+        self.in_flight = 0
+        self.most_in_flight = 0
+
+    def __call__(self, node_ref: str) -> dict[str, Any] | None:
+        with self._lock:
+            self.calls += 1
+            self.in_flight += 1
+            self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        try:
+            self._released.wait()
+            return BY_REF.get(node_ref)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+
+    def release(self) -> None:
+        self._released.set()
+
+
+AS_GIVEN: Callable[[BlockingReader], Any] = lambda reader: reader  # noqa: E731
+THROUGH_READER_LOOKUP: Callable[[BlockingReader], Any] = moca_agui.reader_lookup
+
+
+@pytest.mark.parametrize("make", [AS_GIVEN, THROUGH_READER_LOOKUP], ids=["lookup", "reader"])
+async def test_a_blocking_lookup_past_its_timeout_keeps_its_slot_until_its_thread_ends(
+    make: Callable[[BlockingReader], Any], caplog
+):
+    """Python cannot stop a thread: a call past `lookup_timeout` still runs, so it still
+    takes one of the run's `lookup_concurrency` places. The other sources wait for a place
+    until `lookup_deadline`, then are left out, said once."""
+    caplog.set_level(logging.WARNING, "moca_agui")
+    events = run(SEARCH, ANSWER)
+    options = {"lookup_concurrency": 2, "lookup_timeout": 0.05, "lookup_deadline": 0.5}
+    reader = BlockingReader()
+    try:
+        stream = await collect(moca_agui.cite(run_events(events), lookup=make(reader), **options))
+    finally:
+        reader.release()  # the threads the run left behind end with the test
+    assert reader.most_in_flight == 2
+    assert reader.calls == 2
+    assert cited(stream) == []
+    assert len(bound_lines(caplog, "lookup_deadline")) == 1
 
 
 @pytest.mark.parametrize(
