@@ -669,12 +669,13 @@ export function locateMarkers(text, citations) {
       )
     : [];
   const linkTexts = text.includes("](") ? linkTextRuns(text, labels) : [];
+  const comments = text.includes("<!--") ? htmlComments(text) : [];
   for (const citation of citations) {
     for (const marker of citation.markers ?? (citation.marker ? [citation.marker] : [])) {
       const bracketed = marker.startsWith("[") && marker.endsWith("]");
       for (let at = text.indexOf(marker); at !== -1; at = text.indexOf(marker, at + 1)) {
         const end = at + marker.length;
-        const shown = !inCode(at, hidden) && !inCode(at, autolinks) && !inCode(at, linkTexts);
+        const shown = ![hidden, autolinks, linkTexts, comments].some((not) => inCode(at, not));
         if (shown && !(bracketed && isLink(text, end, marker, labels))) {
           found.push({ start: at, end, citation });
         }
@@ -987,6 +988,21 @@ function startsBlock(line, pos) {
     Boolean(matchesAt(ATX, line, pos)) ||
     listItem(line, pos, 0) !== null
   );
+}
+
+/** The HTML comments `<!-- ... -->` in `text`, which are not shown, in order.
+ * @param {string} text @returns {Array<[number, number]>} */
+function htmlComments(text) {
+  /** @type {Array<[number, number]>} */
+  const comments = [];
+  let start = text.indexOf("<!--");
+  while (start !== -1) {
+    const end = text.indexOf("-->", start + 4);
+    if (end === -1) break;
+    comments.push([start, end + 3]);
+    start = text.indexOf("<!--", end + 3);
+  }
+  return comments;
 }
 
 /** A URI autolink, `<https://...>`: no marker is in it. */

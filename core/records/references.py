@@ -104,12 +104,13 @@ def find_markers(text: str, markers: Mapping[str, str]) -> Iterator[Mention]:
     CommonMark shows them as text. None in code (`xs[2]` is an index, not a pointer to a
     source) nor in a link: `[1](https://...)`, `[see [1]](https://...)`, `[1][docs]`, `[1]`
     where the answer defines the link label `[1]: https://...` (`code.hidden_ranges`), and
-    an autolink `<https://...>`."""
+    an autolink `<https://...>`; nor in an HTML comment."""
     if not markers:
         return
     hidden, labels = hidden_ranges(text)
     autolinks = [Hidden(*link.span()) for link in _AUTOLINK.finditer(text)] if "<" in text else []
     link_texts = _link_texts(text, labels) if "](" in text else []
+    comments = _comments(text) if "<!--" in text else []
     for match in _MARKER.finditer(text):
         if hidden and _in_code(match.start(), hidden):
             continue
@@ -117,6 +118,9 @@ def find_markers(text: str, markers: Mapping[str, str]) -> Iterator[Mention]:
             link_texts and _in_code(match.start(), link_texts)
         ):
             logger.debug("moca_agui: left out %s: in a link", match.group())
+            continue
+        if comments and _in_code(match.start(), comments):
+            logger.debug("moca_agui: left out %s: in an HTML comment", match.group())
             continue
         marker = match.group()
         if _is_link(text, match.end(), marker, labels):
@@ -127,6 +131,19 @@ def find_markers(text: str, markers: Mapping[str, str]) -> Iterator[Mention]:
             yield Mention(*match.span(), ref, marker)
         elif marker[1:-1].isdigit():
             logger.debug("moca_agui: left out marker %s: it names no node of this run", marker)
+
+
+def _comments(text: str) -> list[Hidden]:
+    """The HTML comments `<!-- ... -->` in `text`, which are not shown, in order."""
+    comments: list[Hidden] = []
+    start = text.find("<!--")
+    while start != -1:
+        end = text.find("-->", start + 4)
+        if end == -1:
+            break
+        comments.append(Hidden(start, end + 3))
+        start = text.find("<!--", end + 3)
+    return comments
 
 
 def _link_texts(text: str, labels: set[str]) -> list[Hidden]:
