@@ -663,12 +663,20 @@ export function locateMarkers(text, citations) {
   /** @type {Mention[]} */
   const found = [];
   const { hidden, labels } = hiddenRanges(text);
+  const autolinks = text.includes("<")
+    ? [...text.matchAll(AUTOLINK)].map(
+        (m) => /** @type {[number, number]} */ ([m.index ?? 0, (m.index ?? 0) + m[0].length]),
+      )
+    : [];
+  const linkTexts = text.includes("](") ? linkTextRuns(text, labels) : [];
+  const comments = text.includes("<!--") ? htmlComments(text) : [];
   for (const citation of citations) {
     for (const marker of citation.markers ?? (citation.marker ? [citation.marker] : [])) {
       const bracketed = marker.startsWith("[") && marker.endsWith("]");
       for (let at = text.indexOf(marker); at !== -1; at = text.indexOf(marker, at + 1)) {
         const end = at + marker.length;
-        if (!inCode(at, hidden) && !(bracketed && isLink(text, end, marker, labels))) {
+        const shown = ![hidden, autolinks, linkTexts, comments].some((not) => inCode(at, not));
+        if (shown && !(bracketed && isLink(text, end, marker, labels))) {
           found.push({ start: at, end, citation });
         }
       }
@@ -917,9 +925,9 @@ function matchContainers(line, containers) {
 /** Where a block quote's content starts after its `>` at `pos`, and its column.
  * @param {string} line @param {number} pos @param {number} column @returns {[number, number]} */
 function afterQuote(line, pos, column) {
-  return line[pos + 1] === " " || line[pos + 1] === "\t"
-    ? [pos + 2, column + 2]
-    : [pos + 1, column + 1];
+  const next = line[pos + 1];
+  if (next === " " || (next === "\t" && (column + 1) % 4 === 3)) return [pos + 2, column + 2];
+  return next === "\t" ? [pos + 1, column + 2] : [pos + 1, column + 1];
 }
 
 /** The first position from `pos` that is no space or tab, and its column (tab stops of 4).
@@ -980,6 +988,59 @@ function startsBlock(line, pos) {
     Boolean(matchesAt(ATX, line, pos)) ||
     listItem(line, pos, 0) !== null
   );
+}
+
+/** The HTML comments `<!-- ... -->` in `text`, which are not shown, in order.
+ * @param {string} text @returns {Array<[number, number]>} */
+function htmlComments(text) {
+  /** @type {Array<[number, number]>} */
+  const comments = [];
+  let start = text.indexOf("<!--");
+  while (start !== -1) {
+    const end = text.indexOf("-->", start + 4);
+    if (end === -1) break;
+    comments.push([start, end + 3]);
+    start = text.indexOf("<!--", end + 3);
+  }
+  return comments;
+}
+
+/** A URI autolink, `<https://...>`: no marker is in it. */
+const AUTOLINK = /<[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*>/g;
+/** A marker, as moca_agui finds them. */
+const BRACKETED = /\[[^[\]\s]{1,32}\]/g;
+/** What may follow a marker in a link's text up to its closing `](`: text and bracketed
+ * words (more markers), no bracket else. */
+const LINK_TEXT = /(?:[^[\]]|\[[^[\]]*\])*/y;
+
+/** The runs of markers that are in a link's text, `[see [1] and [2]](https://...)`: from a
+ * marker on, over text and bracketed words, up to a `](`, unless a link is among them (a
+ * link's text holds no link: the outer brackets are text then). Each run is read once.
+ * @param {string} text @param {Set<string>} labels @returns {Array<[number, number]>} */
+function linkTextRuns(text, labels) {
+  /** @type {Array<[number, number]>} */
+  const runs = [];
+  let end = 0;
+  for (const match of text.matchAll(BRACKETED)) {
+    const start = match.index ?? 0;
+    if (start < end) continue; // in the run read last
+    LINK_TEXT.lastIndex = start + match[0].length;
+    LINK_TEXT.exec(text);
+    end = LINK_TEXT.lastIndex;
+    const inner = text.slice(start, end);
+    if (text.startsWith("](", end) && !holdsLink(inner, labels)) runs.push([start, end]);
+  }
+  return runs;
+}
+
+/** Whether `text`, in a link's text, holds a link: `[x](...)` or a defined label.
+ * @param {string} text @param {Set<string>} labels */
+function holdsLink(text, labels) {
+  if (text.includes("](")) return true;
+  for (const word of text.matchAll(/\[([^[\]]*)\]/g)) {
+    if (labels.has(normalLabel(word[1]))) return true;
+  }
+  return false;
 }
 
 /** Whether the bracketed `marker` ending at `end` is a link's text: followed by `(`, by a

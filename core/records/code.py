@@ -296,10 +296,14 @@ def _match(line: str, containers: list[int]) -> tuple[int, int, int, int]:
 
 
 def _after_quote(line: str, pos: int, column: int) -> tuple[int, int]:
-    """Where a block quote's content starts after its `>` at `pos`, and its column."""
+    """Where a block quote's content starts after its `>` at `pos`, and its column. The
+    one space it takes may be the first column of a tab: the rest of that tab is still
+    to read (`pos` stays on it)."""
     pos, column = pos + 1, column + 1
-    if line.startswith((" ", "\t"), pos):
-        pos, column = pos + 1, column + 1
+    if line.startswith(" ", pos) or (line.startswith("\t", pos) and column % 4 == 3):
+        return pos + 1, column + 1
+    if line.startswith("\t", pos):
+        return pos, column + 1
     return pos, column
 
 

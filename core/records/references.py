@@ -33,6 +33,11 @@ _DELIMITERS = r"\s<>()\[\]{}\"'`|" + (
 _RUN = re.compile(rf"[^{_DELIMITERS}]*")  # the run of non-delimiters at a position
 _MARKER = re.compile(r"\[[^\[\]\s]{1,32}\]")
 _LABEL = re.compile(r"\[([^\[\]]{0,999})\]")
+#: A URI autolink, `<https://...>`: no marker is in it.
+_AUTOLINK = re.compile(r"<[A-Za-z][A-Za-z0-9+.\-]{1,31}:[^\s<>]*>")
+#: What may follow a marker in a link's text up to its closing `](`: text and bracketed
+#: words (more markers), no bracket else.
+_LINK_TEXT = re.compile(r"(?:[^\[\]]|\[[^\[\]]*\])*")
 _EDGE_MARKUP = "*_~"
 
 
@@ -97,13 +102,25 @@ def _ref_tokens(text: str) -> Iterator[tuple[int, int]]:
 def find_markers(text: str, markers: Mapping[str, str]) -> Iterator[Mention]:
     """Mentions of the markers in `markers` (marker text -> ref), e.g. `[1]`, where
     CommonMark shows them as text. None in code (`xs[2]` is an index, not a pointer to a
-    source) nor in a link: `[1](https://...)`, `[1][docs]` and `[1]` where the answer
-    defines the link label `[1]: https://...` (`code.hidden_ranges`)."""
+    source) nor in a link: `[1](https://...)`, `[see [1]](https://...)`, `[1][docs]`, `[1]`
+    where the answer defines the link label `[1]: https://...` (`code.hidden_ranges`), and
+    an autolink `<https://...>`; nor in an HTML comment."""
     if not markers:
         return
     hidden, labels = hidden_ranges(text)
+    autolinks = [Hidden(*link.span()) for link in _AUTOLINK.finditer(text)] if "<" in text else []
+    link_texts = _link_texts(text, labels) if "](" in text else []
+    comments = _comments(text) if "<!--" in text else []
     for match in _MARKER.finditer(text):
         if hidden and _in_code(match.start(), hidden):
+            continue
+        if (autolinks and _in_code(match.start(), autolinks)) or (
+            link_texts and _in_code(match.start(), link_texts)
+        ):
+            logger.debug("moca_agui: left out %s: in a link", match.group())
+            continue
+        if comments and _in_code(match.start(), comments):
+            logger.debug("moca_agui: left out %s: in an HTML comment", match.group())
             continue
         marker = match.group()
         if _is_link(text, match.end(), marker, labels):
@@ -114,6 +131,41 @@ def find_markers(text: str, markers: Mapping[str, str]) -> Iterator[Mention]:
             yield Mention(*match.span(), ref, marker)
         elif marker[1:-1].isdigit():
             logger.debug("moca_agui: left out marker %s: it names no node of this run", marker)
+
+
+def _comments(text: str) -> list[Hidden]:
+    """The HTML comments `<!-- ... -->` in `text`, which are not shown, in order."""
+    comments: list[Hidden] = []
+    start = text.find("<!--")
+    while start != -1:
+        end = text.find("-->", start + 4)
+        if end == -1:
+            break
+        comments.append(Hidden(start, end + 3))
+        start = text.find("<!--", end + 3)
+    return comments
+
+
+def _link_texts(text: str, labels: set[str]) -> list[Hidden]:
+    """The runs of markers that are in a link's text, `[see [1] and [2]](https://...)`: from
+    a marker on, over text and bracketed words, up to a `](`, unless a link is among them
+    (a link's text holds no link: the outer brackets are text then). Each run is read once."""
+    runs: list[Hidden] = []
+    end = 0
+    for match in _MARKER.finditer(text):
+        if match.start() < end:
+            continue  # in the run read last
+        end = _LINK_TEXT.match(text, match.end()).end()  # type: ignore[union-attr]
+        if text.startswith("](", end) and not _holds_link(text[match.start() : end], labels):
+            runs.append(Hidden(match.start(), end))
+    return runs
+
+
+def _holds_link(text: str, labels: set[str]) -> bool:
+    """Whether `text`, in a link's text, holds a link: `[x](...)` or a defined label."""
+    return "](" in text or any(
+        normal_label(word.group(1)) in labels for word in _LABEL.finditer(text)
+    )
 
 
 def _is_link(text: str, end: int, marker: str, labels: set[str]) -> bool:

@@ -1,7 +1,8 @@
 """The marker finder and a CommonMark parser (markdown-it-py) agree on what an answer
 shows as text: over generated answers with fences of both kinds and any length, open or
 closed, indented code, code spans, list items, block quotes and links, every marker the
-parser renders as text (outside a link) is found, and no other. The npm package's
+parser renders as text (outside a link) is found, and no other: a tab after a quote's `>`,
+a marker in a link's text or in an autolink included. The npm package's
 `locateMarkers` places the same markers at the same offsets, and the look-ahead, fed the
 answer in deltas, reads as text what the finder reads."""
 
@@ -34,7 +35,7 @@ word = st.one_of(marker, st.sampled_from(["see", "xs", "a:", "- b", "1.", "#", "
 def _words(draw: st.DrawFn, size: int = 5) -> str:
     parts = []
     for _ in range(draw(st.integers(1, size))):
-        kind = draw(st.sampled_from(["word", "word", "span", "ticks", "link", "tilde"]))
+        kind = draw(st.sampled_from(["word", "word", "span", "ticks", "link", "text", "tilde"]))
         if kind == "word":
             parts.append(draw(word))
         elif kind == "span":
@@ -46,6 +47,11 @@ def _words(draw: st.DrawFn, size: int = 5) -> str:
             parts.append(("\\" if draw(st.booleans()) else "") + "`" * draw(st.integers(1, 3)))
         elif kind == "link":
             parts.append(draw(marker) + draw(st.sampled_from(["(https://x.org/a)", "[]", "[d]"])))
+        elif kind == "text":  # a marker in a link's text or in an autolink
+            inner = " ".join(draw(st.lists(st.one_of(marker, st.just("see")), min_size=1)))
+            parts.append(
+                draw(st.sampled_from([f"[{inner}](https://x.org/a)", f"<https://x.org/{inner}>"]))
+            )
         else:
             parts.append("~" * draw(st.integers(1, 4)))
     return " ".join(parts)
@@ -100,11 +106,17 @@ def list_item(draw: st.DrawFn) -> list[str]:
     return [first, *(" " * pad + line for line in body[1:])]
 
 
+#: A block quote's `>` and what follows it: a tab right after it gives one column to the
+#: quote and the rest of its width to the content (`>\t\t` is four columns in: code).
+QUOTE_MARKS = ["> ", ">", " > ", ">\t", ">\t\t", ">\t  ", "  >\t", "  >\t  ", ">>\t\t"]
+
+
 @st.composite
 def quote(draw: st.DrawFn) -> list[str]:
-    body = draw(st.one_of(paragraph(), fence(), list_item()))
-    marks = [draw(st.sampled_from(["> ", ">", " > ", ""])) for _ in body]
-    return [mark + line for mark, line in zip(["> ", *marks[1:]], body, strict=True)]
+    body = draw(st.one_of(paragraph(), fence(), list_item(), indented()))
+    marks = [draw(st.sampled_from([*QUOTE_MARKS, ""])) for _ in body]
+    first = draw(st.sampled_from(QUOTE_MARKS))
+    return [mark + line for mark, line in zip([first, *marks[1:]], body, strict=True)]
 
 
 block = st.one_of(paragraph(), fence(), indented(), definition(), list_item(), quote())
