@@ -72,10 +72,16 @@ class CitationRun:
         return self._reads_results
 
     def renewed(self) -> CitationRun:
-        """A new run with this one's options and settings (a new run in the same stream)."""
+        """A new run with this one's options and settings (a new run in the same stream).
+
+        Its model reads this run's thread and turn, which the new run does not hold: if
+        they named any source, the numbers it counts on from are not known, so the new
+        run fails closed (`thread_unreadable`)."""
         run = CitationRun(self.options, reads_tool_call_results=self._reads_results)
         if not self._ledger.thread_read:  # the same thread, with this run's turn
             run._ledger.thread_unread()
+        elif self._ledger.entries() or self._ledger.shows_markers:
+            run.thread_unreadable("an earlier run in this stream named sources")
         this_run, thread = self._ledger.order_known
         if not thread:
             run.calls_out_of_order(this_run=not this_run)

@@ -404,6 +404,39 @@ async def test_a_second_run_in_the_stream_of_a_thread_not_read_cites_no_marker_e
     assert len(caplog.records) == 1
 
 
+async def test_a_second_run_after_one_that_named_sources_cites_no_marker(caplog):
+    """The second run's model reads the thread and the first run's turn, whose sources
+    the second run does not hold: its `[1]` is the thread's A, never its own C. It fails
+    closed: versioned refs only, one line saying why."""
+    thread = turn_input(*earlier_turn(1, "moca_get_node", A, "See [1]."))
+    first = run(tool_call("c2", "moca_get_node", B), message("m2", "B is [2]."), run_id="r1")
+    second = run(
+        tool_call("c3", "moca_get_node", C),
+        message("m3", f"C is [3] ({ref(C)}). A is [1]. B is [2]."),
+        run_id="r2",
+    )
+    with caplog.at_level(logging.WARNING, logger="moca_agui"):
+        out = await collect(
+            moca_agui.cite(source([*first, *second]), input=thread, lookup=Lookup(A, B, C))
+        )
+    values = citation_events(out)
+    assert [value["citations"] for value in values] == [
+        [{"marker": "[2]", "record": B}],
+        [{"record": C}],
+    ]
+    (line,) = caplog.records
+    assert "an earlier run in this stream named sources" in line.getMessage()
+
+
+async def test_a_numbered_tool_in_a_second_run_after_sources_shows_no_marker(caplog):
+    """A numbered tool of the second run cannot know the numbers its model counts on from."""
+    first = moca_agui.adapter.CitationRun()
+    first.capture("moca_get_node", A, tool_call_id="c1")
+    second = first.renewed()
+    shown = json.loads(str(second.numbered("moca_get_node", C)))
+    assert shown == {"results": [{"result": C}]}
+
+
 async def test_the_results_of_a_thread_not_read_whole_still_name_nodes_for_versioned_refs():
     """Past an earlier result it cannot read, the thread's other results are read: their
     numbers are not known, but a versioned ref to one of their nodes is cited (with the
