@@ -145,6 +145,18 @@ def test_a_kept_thread_comes_first_and_what_it_holds_counts_once():
     assert [entry["marker"] for entry in shown["results"]] == ["[3]", "[1]", "[2]", "[4]"]
 
 
+def test_the_thread_is_read_once_a_second_call_is_passed_over():
+    """A driver that reads the thread twice (the same, or another) never numbers a second
+    thread after the first."""
+    citation_run = moca_agui.adapter.CitationRun()
+    first = earlier_turn(1, "moca_get_node", numbered_view(("[1]", A)), "[1]")
+    citation_run.read_history(turn_input(*first).messages)
+    other = earlier_turn(1, "moca_search", numbered_view(("[5]", B), ("[6]", C)), "[6]")
+    citation_run.read_history(turn_input(*other).messages)
+    shown = json.loads(str(citation_run.numbered("moca_search", {"results": [C, A]})))
+    assert [entry["marker"] for entry in shown["results"]] == ["[2]", "[1]"]
+
+
 async def test_a_kept_thread_that_cannot_be_read_fails_closed(caplog):
     """The thread the model reads is not known whole: no marker is shown or cited."""
 
