@@ -74,7 +74,7 @@ class CitingAdapter(AGUIAdapter[Any, Any]):
             run.read_history(sent)
 
 
-class _WithHistory:
+class _WithHistory(AsyncIterator[Any]):
     """A run's Pydantic AI events, with the `message_history` it was given."""
 
     __slots__ = ("_events", "history")
@@ -83,8 +83,8 @@ class _WithHistory:
         self._events = events
         self.history = history
 
-    def __aiter__(self) -> AsyncIterator[Any]:
-        return self._events.__aiter__()
+    async def __anext__(self) -> Any:
+        return await self._events.__anext__()
 
 
 def _capture(run: CitationRun, event: object) -> None:
