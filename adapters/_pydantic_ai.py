@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from functools import partial
 from typing import Any, ClassVar, TypeVar
 
-from pydantic_ai.messages import FunctionToolResultEvent, ToolReturnPart
+from pydantic_ai.messages import FunctionToolResultEvent, ModelMessage, ToolReturnPart
 from pydantic_ai.ui.ag_ui import AGUIAdapter
 
 from moca_agui import CitationOptions, cite
@@ -39,13 +39,52 @@ class CitingAdapter(AGUIAdapter[Any, Any]):
 
     moca_agui_options: ClassVar[CitationOptions] = CitationOptions()
 
+    def run_stream_native(self, *args: Any, **kwargs: Any) -> Any:
+        """The parent's Pydantic AI events, carrying the `message_history` the run was
+        given: the model reads it before the client's messages."""
+        events = super().run_stream_native(*args, **kwargs)
+        return _WithHistory(events, kwargs.get("message_history"))
+
     def transform_stream(self, stream: AsyncIterator[Any], *args: Any, **kwargs: Any) -> Any:
         """The parent's AG-UI events, plus the run's `moca.citations` events."""
         # Each tool's raw value is captured instead of the TOOL_CALL_RESULT content.
         run = CitationRun(options_of(self), reads_tool_call_results=False)
-        run.read_history(self.run_input.messages or ())  # the thread the model reads
+        self._read_thread(run, stream.history if isinstance(stream, _WithHistory) else None)
         events = super().transform_stream(tap(stream, partial(_capture, run)), *args, **kwargs)
         return cite(events, run=run)
+
+    def _read_thread(self, run: CitationRun, history: Sequence[ModelMessage] | None) -> None:
+        """Read the thread the model reads: a `message_history` given to the run, then the
+        client's messages. A history the server keeps and cuts to the client's turn
+        (`manage_message_history='server'`) or loads from a `conversation_store` is not
+        known here: the run fails closed."""
+        sent = self.run_input.messages or ()
+        if getattr(self, "conversation_store", None) is not None:
+            run.thread_unreadable("Pydantic AI loads the thread from a conversation_store")
+        elif getattr(self, "manage_message_history", "client") != "client":
+            run.thread_unreadable("Pydantic AI keeps the thread (manage_message_history)")
+        elif history:
+            try:
+                kept = self.dump_messages(history)
+            except Exception as failed:
+                run.thread_unreadable(f"message_history ({type(failed).__name__}: {failed})")
+            else:
+                run.read_history([*kept, *sent])  # the model reads both, in this order
+        else:
+            run.read_history(sent)
+
+
+class _WithHistory(AsyncIterator[Any]):
+    """A run's Pydantic AI events, with the `message_history` it was given."""
+
+    __slots__ = ("_events", "history")
+
+    def __init__(self, events: AsyncIterator[Any], history: Sequence[ModelMessage] | None) -> None:
+        self._events = events
+        self.history = history
+
+    async def __anext__(self) -> Any:
+        return await self._events.__anext__()
 
 
 def _capture(run: CitationRun, event: object) -> None:

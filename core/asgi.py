@@ -57,10 +57,11 @@ class CitationMiddleware:
             await self.app(scope, receive, send)
             return
         run = CitationRun(self.options)
-        request = _Request(receive, self.options.max_request_bytes)
         path = str(scope.get("path"))
+        thread = _Thread(run, f"POST {path}")
+        request = _Request(receive, self.options.max_request_bytes, thread.body_read)
         response = _Response(
-            send, run, request, f"POST {path}", self._threads.begun(path), self._ordered(scope)
+            send, run, request, thread, self._threads.begun(path), self._ordered(scope)
         )
         try:
             with run.active():  # the app's numbered Reader tools number into this run
@@ -130,15 +131,46 @@ class _Threads:
         return runs[0] if len(runs) == 1 else None
 
 
+class _Thread:
+    """Reads the thread of the request's body into the run, once: as soon as the app has
+    read the whole body (before it can call a numbered tool), or else when its response
+    starts (an app that never read it all; a body not a JSON object, most likely no AG-UI
+    run, which a response that is no event stream then never logs)."""
+
+    __slots__ = ("_read", "_run", "where")
+
+    def __init__(self, run: CitationRun, where: str) -> None:
+        self._run = run
+        self.where = where
+        self._read = False
+
+    def body_read(self, request: _Request) -> None:
+        """The app read the body's last chunk."""
+        if request.tells_the_thread():
+            self.read(request)
+
+    def read(self, request: _Request) -> None:
+        if self._read:
+            return
+        self._read = True
+        messages = request.messages()
+        if isinstance(messages, str):
+            self._run.thread_unreadable(f"{messages} ({self.where})")
+        else:
+            self._run.read_history(messages)
+
+
 class _Request:
     """The request's body as the app reads it, kept to read the thread's messages from
-    (`RunAgentInput.messages`), up to `max_request_bytes`."""
+    (`RunAgentInput.messages`), up to `max_request_bytes`; `on_read` is called with it
+    once the app has read the body's last chunk."""
 
-    __slots__ = ("_body", "_limit", "_parsed", "_receive", "_size")
+    __slots__ = ("_body", "_limit", "_on_read", "_parsed", "_receive", "_size")
 
-    def __init__(self, receive: Receive, limit: int) -> None:
+    def __init__(self, receive: Receive, limit: int, on_read: Callable[[_Request], None]) -> None:
         self._receive = receive
         self._limit = limit
+        self._on_read = on_read
         self._body: list[bytes] | None = []  # None: too long to keep
         self._size = 0
         self._parsed: tuple[dict[str, Any] | None] | None = None  # (the body read), once read
@@ -152,6 +184,8 @@ class _Request:
                 self._body = None
             elif chunk:
                 self._body.append(chunk)
+        if message.get("type") == "http.request" and not message.get("more_body", False):
+            self._on_read(self)
         return message
 
     def messages(self) -> list[Any] | str:
@@ -169,6 +203,11 @@ class _Request:
         if not isinstance(messages, list):
             return "the request's messages are not a list"
         return messages
+
+    def tells_the_thread(self) -> bool:
+        """Whether the body read so far is a JSON object or over the limit: it holds the
+        thread's messages or says why they cannot be read."""
+        return self._body is None or self._read() is not None
 
     def question_id(self) -> str | None:
         """The id of the run's question: the last user message of the body read so far."""
@@ -199,21 +238,21 @@ class _Request:
 class _Response:
     """One response on its way out: cited if it turns out to be an SSE stream."""
 
-    __slots__ = ("_begin", "_ordered", "_request", "_run", "_send", "_sse", "_where", "thread")
+    __slots__ = ("_begin", "_ordered", "_request", "_run", "_send", "_sse", "_thread", "thread")
 
     def __init__(
         self,
         send: Send,
         run: CitationRun,
         request: _Request,
-        where: str,
+        thread: _Thread,
         begin: Callable[[CitationRun, str], tuple[str, str]],
         ordered: Callable[[], bool],
     ) -> None:
         self._send = send
         self._run = run
         self._request = request
-        self._where = where
+        self._thread = thread
         self._begin = begin
         self._sse: SSECitations | None = None
         #: The run's path and thread id, once its stream began (None: not a thread's run).
@@ -235,15 +274,11 @@ class _Response:
         if message["type"] == "http.response.start" and self._is_sse(message.get("headers", ())):
             if not self._ordered():
                 self._run.calls_out_of_order()
-            messages = self._request.messages()
-            if isinstance(messages, str):
-                self._run.thread_unreadable(f"{messages} ({self._where})")
-            else:
-                self._run.read_history(messages)
+            self._thread.read(self._request)
             thread_id = self._request.thread_id()
             if thread_id is not None and self.thread is None:
                 self.thread = self._begin(self._run, thread_id)
-            self._sse = SSECitations(self._run, self._where, self._request.question_id())
+            self._sse = SSECitations(self._run, self._thread.where, self._request.question_id())
             headers = [(k, v) for k, v in message["headers"] if k.lower() != b"content-length"]
             message = {**message, "headers": headers}
         await self._send(message)
@@ -263,7 +298,7 @@ class _Response:
             logger.warning(
                 "moca_agui: not citing %s: its event stream is compressed (%s); add "
                 "CitationMiddleware inside the middleware that compresses it",
-                self._where,
+                self._thread.where,
                 encoding.decode("latin-1"),
             )
             return False

@@ -63,7 +63,7 @@ class CitationRun:
         #: carried the value and the event that follows send the same records
         self._made: dict[str, tuple[str, CustomEvent | None]] = {}
         self._ended = False
-        self._kept_read = False  # `read_kept_thread` was called
+        self._thread_taken = False  # `read_history` or `read_kept_thread` was called
         self._after: Callable[[], CitationRun | None] | None = None
 
     @property
@@ -72,10 +72,16 @@ class CitationRun:
         return self._reads_results
 
     def renewed(self) -> CitationRun:
-        """A new run with this one's options and settings (a new run in the same stream)."""
+        """A new run with this one's options and settings (a new run in the same stream).
+
+        Its model reads this run's thread and turn, which the new run does not hold: if
+        they named any source, the numbers it counts on from are not known, so the new
+        run fails closed (`thread_unreadable`)."""
         run = CitationRun(self.options, reads_tool_call_results=self._reads_results)
         if not self._ledger.thread_read:  # the same thread, with this run's turn
             run._ledger.thread_unread()
+        elif self._ledger.entries() or self._ledger.shows_markers:
+            run.thread_unreadable("an earlier run in this stream named sources")
         this_run, thread = self._ledger.order_known
         if not thread:
             run.calls_out_of_order(this_run=not this_run)
@@ -153,9 +159,19 @@ class CitationRun:
         history), as the model reads it, when the client may send only its new messages:
         it comes first, then the messages of `messages` it does not hold.
 
-        Call it before the run's first result. A thread that cannot be read whole is
-        never numbered in part: the run fails closed (`thread_unreadable`); the results
-        it could read still name the nodes a versioned ref may cite."""
+        Read once: later calls are passed over. Call it before the run's first result;
+        after a numbered tool showed a marker, the thread is not numbered (the model was
+        shown numbers that did not count it): the run fails closed. A thread that cannot
+        be read whole is never numbered in part: the run fails closed
+        (`thread_unreadable`); the results it could read still name the nodes a
+        versioned ref may cite."""
+        if self._thread_taken:
+            logger.debug("moca_agui: the thread was read before; passed over")
+            return
+        self._thread_taken = True
+        self._take_thread(messages, kept)
+
+    def _take_thread(self, messages: Iterable[object], kept: Iterable[object] | None) -> None:
         if not self._ledger.thread_read:
             return
         failed: Exception | None = None
@@ -200,23 +216,24 @@ class CitationRun:
         the client sends that the kept thread lacks (dropped, edited, another server's)
         never reaches the model, so it is never numbered.
 
-        Read once: a framework may start its model more than once in a run (a batch of
-        tool results, then a question); later calls are passed over, `kept` not called.
-        Call it before the run's first result.
+        Read once (with `read_history`): a framework may start its model more than once
+        in a run (a batch of tool results, then a question); later calls are passed over,
+        `kept` not called. Call it before the run's first result.
 
         `kept` None, or `kept()` None or raising: the thread the model reads cannot be
         read. The model's numbers count on from a thread the run does not know, so every
-        default marker is left out (logged once).
+        marker is left out, only versioned refs are cited and numbered tools show no
+        markers (logged once).
         """
-        if self._kept_read:
+        if self._thread_taken:
             return
-        self._kept_read = True
+        self._thread_taken = True
         why = "the framework gives no thread of its own to read"
         if kept is not None:
             try:
                 held = kept()
                 if held is not None:
-                    self.read_history(kept_then_answers(held, sent))
+                    self._take_thread(kept_then_answers(held, sent), None)
                     return
                 why = "the framework's kept thread is not there"
             except Exception as failed:

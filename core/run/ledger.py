@@ -94,6 +94,7 @@ class Ledger:
         "_rebuild",
         "_results",
         "_seen",
+        "_showed",
         "_shown",
         "_thread_ordered",
         "_turns",
@@ -116,6 +117,7 @@ class Ledger:
         self._results: list[_Result] = []  # in arrival order
         self._next = 1  # the number the next entry shown gets
         self._shown: dict[Entry, str] = {}  # entry -> the marker the model was shown
+        self._showed = False  # whether this run showed the model a marker (`show`)
         self._by_marker: dict[str, Entry] = {}  # marker -> the entry last shown it
         #: The entries in the model's order, by entry, as a list and by node ref: the
         #: thread's, then this run's `_folded` results.
@@ -177,7 +179,12 @@ class Ledger:
     ) -> None:
         """One earlier result's entries, with the marker the model was shown beside each
         (None: none), in the order the thread gives them; `turn`: the turn of its call;
-        `in_order`: whether the order that turn's results were read in is known."""
+        `in_order`: whether the order that turn's results were read in is known.
+
+        Raises ValueError once this run showed a marker: it was numbered without the
+        thread, so a number it showed may be one the thread gave another source."""
+        if self._showed:
+            raise ValueError("a numbered tool showed markers before the thread was read")
         with self._lock:
             self._turns.setdefault(turn, []).append([entry for entry, _ in entries])
             if not in_order:
@@ -310,6 +317,7 @@ class Ledger:
         results are produced; an entry shown before (in this run or the thread) keeps its
         marker."""
         with self._lock:
+            self._showed = self._showed or bool(entries)
             for entry in entries:
                 if entry not in self._shown:
                     self._show(entry, numbered_marker(self._next))

@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -58,11 +59,16 @@ class Replay:
         self.calls: dict[str, int] = {}
         self.results: list[tuple[str | None, int, list[tuple[Entry, Any, bool]]]] = []
         self.steps: list[tuple[Any, ...]] = []
+        self.showed = False  # a marker was shown: the ledger refuses the thread after it
 
     def apply(self, ledger: Ledger, step: tuple[Any, ...]) -> None:
         kind = step[0]
         if kind == "earlier":
             _, entries, turn, in_order = step
+            if self.showed:
+                with pytest.raises(ValueError, match="before the thread was read"):
+                    ledger.add_earlier(entries, turn, in_order=in_order)
+                return
             ledger.add_earlier(entries, turn, in_order=in_order)
             self.earlier += [e for e, _ in entries]
         elif kind == "call":
@@ -76,6 +82,7 @@ class Replay:
             self.results.append((call_id, len(self.results), items))
         elif kind == "show":
             ledger.show(step[1])
+            self.showed = True
             items = [(e, {"n": len(self.results)}, False) for e in step[1]]
             ledger.add(None, "moca_search", items, NOW)
             self.results.append((None, len(self.results), items))

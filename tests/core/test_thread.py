@@ -145,6 +145,18 @@ def test_a_kept_thread_comes_first_and_what_it_holds_counts_once():
     assert [entry["marker"] for entry in shown["results"]] == ["[3]", "[1]", "[2]", "[4]"]
 
 
+def test_the_thread_is_read_once_a_second_call_is_passed_over():
+    """A driver that reads the thread twice (the same, or another) never numbers a second
+    thread after the first."""
+    citation_run = moca_agui.adapter.CitationRun()
+    first = earlier_turn(1, "moca_get_node", numbered_view(("[1]", A)), "[1]")
+    citation_run.read_history(turn_input(*first).messages)
+    other = earlier_turn(1, "moca_search", numbered_view(("[5]", B), ("[6]", C)), "[6]")
+    citation_run.read_history(turn_input(*other).messages)
+    shown = json.loads(str(citation_run.numbered("moca_search", {"results": [C, A]})))
+    assert [entry["marker"] for entry in shown["results"]] == ["[2]", "[1]"]
+
+
 async def test_a_kept_thread_that_cannot_be_read_fails_closed(caplog):
     """The thread the model reads is not known whole: no marker is shown or cited."""
 
@@ -402,6 +414,39 @@ async def test_a_second_run_in_the_stream_of_a_thread_not_read_cites_no_marker_e
         out = await collect(moca_agui.cite(source([*first, *second]), input=broken))
     assert [value["citations"] for value in citation_events(out)] == [[], [{"record": A}]]
     assert len(caplog.records) == 1
+
+
+async def test_a_second_run_after_one_that_named_sources_cites_no_marker(caplog):
+    """The second run's model reads the thread and the first run's turn, whose sources
+    the second run does not hold: its `[1]` is the thread's A, never its own C. It fails
+    closed: versioned refs only, one line saying why."""
+    thread = turn_input(*earlier_turn(1, "moca_get_node", A, "See [1]."))
+    first = run(tool_call("c2", "moca_get_node", B), message("m2", "B is [2]."), run_id="r1")
+    second = run(
+        tool_call("c3", "moca_get_node", C),
+        message("m3", f"C is [3] ({ref(C)}). A is [1]. B is [2]."),
+        run_id="r2",
+    )
+    with caplog.at_level(logging.WARNING, logger="moca_agui"):
+        out = await collect(
+            moca_agui.cite(source([*first, *second]), input=thread, lookup=Lookup(A, B, C))
+        )
+    values = citation_events(out)
+    assert [value["citations"] for value in values] == [
+        [{"marker": "[2]", "record": B}],
+        [{"record": C}],
+    ]
+    (line,) = caplog.records
+    assert "an earlier run in this stream named sources" in line.getMessage()
+
+
+async def test_a_numbered_tool_in_a_second_run_after_sources_shows_no_marker(caplog):
+    """A numbered tool of the second run cannot know the numbers its model counts on from."""
+    first = moca_agui.adapter.CitationRun()
+    first.capture("moca_get_node", A, tool_call_id="c1")
+    second = first.renewed()
+    shown = json.loads(str(second.numbered("moca_get_node", C)))
+    assert shown == {"results": [{"result": C}]}
 
 
 async def test_the_results_of_a_thread_not_read_whole_still_name_nodes_for_versioned_refs():
