@@ -63,9 +63,10 @@ class CitationStream(StreamSink):
     feeding a snapshot, a driver for which `carries_sources` is true sends
     `await with_sources(snapshot)` in its place. The event is still sent, when due.
 
-    A new RUN_STARTED in the same stream starts a new run with the same options
-    (`run` names the current one). Never raises into the stream: a failure turns the
-    layer off for the run, logged, and the events flow on.
+    A new RUN_STARTED in the same stream starts a new run with the same options (`run`
+    names the current one; after a run that named sources it fails closed:
+    `CitationRun.renewed`). Never raises into the stream: a failure turns the layer off
+    for the run, logged, and the events flow on.
     """
 
     __slots__ = (
@@ -260,7 +261,7 @@ class CitationStream(StreamSink):
     # -- what the follower reports -----------------------------------------------------
 
     def run_started(self) -> None:
-        if self._started:  # a new run in the same stream starts clean
+        if self._started:  # a new run in the same stream (`renewed`)
             if self._alive and not self._sent:
                 logger.warning("moca_agui: a run began before the last one finished; no "
                                "citations for the unfinished one")  # fmt: skip
