@@ -45,7 +45,16 @@ from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.tool_context import ToolContext
 
 from moca_agui import CitationOptions
-from moca_agui.adapter import CitationRun, CitationStream, cited, citing_variant, options_of
+from moca_agui.adapter import (
+    CitationRun,
+    CitationStream,
+    ThreadMessage,
+    calls_message,
+    cited,
+    citing_variant,
+    options_of,
+    result_message,
+)
 
 __all__ = ["ADKRun", "CitingADKAgent", "citing"]
 
@@ -90,10 +99,7 @@ class ADKRun(CitationRun):
     def tool_returned(self, name: str, call_id: str | None, result: object) -> None:
         """A tool's own return value, as ADK hands it to plugins: not yet wrapped as
         `{"result": value}`, the form the model and TOOL_CALL_RESULT get a non-dict in."""
-        if call_id in self._failed:
-            logger.info("moca_agui: %s failed; what answered for it is no source", name)
-            return
-        self.capture(name, result, tool_call_id=call_id)
+        self.capture(name, result, tool_call_id=call_id, failed=call_id in self._failed)
 
 
 class _ADKRunPlugin(BasePlugin):
@@ -170,7 +176,7 @@ def citing(target: T, options: CitationOptions) -> T:
     return citing_variant(target, CitingADKAgent, options)
 
 
-def _model_thread(context: InvocationContext) -> list[dict[str, Any]] | None:
+def _model_thread(context: InvocationContext) -> list[ThreadMessage] | None:
     """The session's earlier turns the model reads (`_session_thread`): all of them, or
     none where the run's agents read only the current turn (`include_contents="none"`);
     None (not known) where some of them do and others do not."""
@@ -190,21 +196,16 @@ def _agents(agent: Any) -> Iterator[Any]:
         yield from _agents(sub_agent)
 
 
-def _session_thread(events: Iterable[Event]) -> Iterator[dict[str, Any]]:
-    """The session's function calls and responses as AG-UI messages (the fields
-    `read_history` reads), in the session's order."""
+def _session_thread(events: Iterable[Event]) -> Iterator[ThreadMessage]:
+    """The session's function calls and responses as thread messages, in its order."""
     for event in events:
         if event.partial:
             continue
-        calls = [
-            {"id": call.id, "type": "function", "function": {"name": call.name}}
-            for call in event.get_function_calls()
-        ]
+        calls = [(call.id, call.name) for call in event.get_function_calls()]
         if calls:
-            yield {"id": event.id, "role": "assistant", "toolCalls": calls}
+            yield calls_message(calls, event.id)
         for response in event.get_function_responses():
-            content = _response_value(response.response)
-            yield {"role": "tool", "toolCallId": response.id, "content": content}
+            yield result_message(response.id, _response_value(response.response))
 
 
 def _response_value(response: object) -> object:

@@ -36,7 +36,14 @@ from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.types import Command
 
 from moca_agui import CitationOptions
-from moca_agui.adapter import CitationRun, tap
+from moca_agui.adapter import (
+    CitationRun,
+    ThreadMessage,
+    calls_message,
+    result_message,
+    tap,
+    turn_message,
+)
 
 __all__ = ["LangGraphRun", "forked_before", "watch"]
 
@@ -46,6 +53,10 @@ logger = logging.getLogger("moca_agui")
 _KEY = "moca_agui"
 #: The question a regenerate forks the thread before, in the same dict.
 _FORKED_BEFORE = "moca_agui_forked_before"
+
+
+#: (tool name, what it returned, its call id, whether it failed) of a tool that ended.
+_Output = tuple[str, object, str | None, bool]
 
 
 @dataclass(slots=True)
@@ -60,8 +71,8 @@ class Watched:
     forked: bool = False
     #: (tool call id, tool name) of each call a model response made, in its order.
     calls: deque[tuple[str, str]] = field(default_factory=deque)
-    #: (tool name, output, tool call id) of each tool that ended, not yet taken by the run.
-    outputs: deque[tuple[str, object, str | None]] = field(default_factory=deque)
+    #: Each tool that ended, not yet taken by the run.
+    outputs: deque[_Output] = field(default_factory=deque)
 
 
 def forked_before(active_run: dict[str, Any], question: Any) -> None:
@@ -102,9 +113,9 @@ def _keep(watched: Watched, event: Any) -> None:
                 watched.calls.append((call["id"], call["name"]))
 
 
-def _tool_outputs(event: Mapping[str, Any]) -> Iterator[tuple[str, object, str | None]]:
-    """(tool name, what it returned, its call id) for each tool message of an
-    `on_tool_end` event."""
+def _tool_outputs(event: Mapping[str, Any]) -> Iterator[_Output]:
+    """(tool name, what it returned, its call id, whether it failed) for each tool message
+    of an `on_tool_end` event."""
     output = event.get("data", {}).get("output")
     if isinstance(output, Command):
         update = output.update
@@ -115,12 +126,10 @@ def _tool_outputs(event: Mapping[str, Any]) -> Iterator[tuple[str, object, str |
         if not isinstance(message, ToolMessage):
             continue
         name = message.name or event.get("name") or ""
-        if message.status == "error":
-            logger.info("moca_agui: tool %s failed; nothing to capture", name)
-        elif message.artifact is not None:
-            yield name, unwrapped_artifact(message.artifact), message.tool_call_id
-        else:
-            yield name, message.content, message.tool_call_id
+        output = (
+            message.content if message.artifact is None else unwrapped_artifact(message.artifact)
+        )
+        yield name, output, message.tool_call_id, message.status == "error"
 
 
 def unwrapped_artifact(artifact: object) -> object:
@@ -130,25 +139,22 @@ def unwrapped_artifact(artifact: object) -> object:
     return artifact
 
 
-def _wire(message: object) -> dict[str, Any]:
-    """A LangChain message as an AG-UI one (the fields `read_history` reads)."""
+def _wire(message: object) -> ThreadMessage:
+    """A LangChain message as the run reads a thread's message."""
     if isinstance(message, AIMessage):
-        calls = [
-            {"id": call.get("id"), "type": "function", "function": {"name": call.get("name")}}
-            for call in message.tool_calls
-        ]
-        return {"id": message.id, "role": "assistant", "toolCalls": calls}
-    if isinstance(message, ToolMessage) and message.status != "error":
+        calls = [(call.get("id"), call.get("name")) for call in message.tool_calls]
+        return calls_message(calls, message.id)
+    if isinstance(message, ToolMessage):
         content: object = message.content
         if message.artifact is not None:
             content = unwrapped_artifact(message.artifact)
-        return {"id": message.id, "role": "tool", "toolCallId": message.tool_call_id,
-                "content": content}  # fmt: skip
+        failed = message.status == "error"
+        return result_message(message.tool_call_id, content, failed=failed, message_id=message.id)
     role = getattr(message, "type", "")
-    return {"id": getattr(message, "id", None), "role": "user" if role == "human" else role}
+    return turn_message("user" if role == "human" else role, getattr(message, "id", None))
 
 
-def _kept(watched: Watched) -> Iterator[dict[str, Any]]:
+def _kept(watched: Watched) -> Iterator[ThreadMessage]:
     """The checkpoint's thread, read as `read_history` asks for it."""
     for message in watched.thread:
         yield _wire(message)
@@ -190,8 +196,8 @@ class LangGraphRun(CitationRun):
                 while calls:
                     self.call_made(*calls.popleft())
                 while outputs:
-                    name, output, call_id = outputs.popleft()
-                    self.capture(name, output, tool_call_id=call_id)
+                    name, output, call_id, failed = outputs.popleft()
+                    self.capture(name, output, tool_call_id=call_id, failed=failed)
         except Exception:
             logger.exception("moca_agui: stopped reading LangGraph tool outputs in this run")
             self._alive = False

@@ -39,7 +39,15 @@ from ag_ui_strands import StrandsAgent  # type: ignore[import-untyped]
 from strands.hooks import AfterToolCallEvent, BeforeInvocationEvent, HookProvider, HookRegistry
 
 from moca_agui import CitationOptions, cite
-from moca_agui.adapter import CitationRun, citing_copy, content_parts, options_of
+from moca_agui.adapter import (
+    CitationRun,
+    ThreadMessage,
+    calls_message,
+    citing_copy,
+    content_parts,
+    options_of,
+    result_message,
+)
 
 __all__ = ["RUN_KEY", "CitingStrandsAgent", "ReaderResults", "citing"]
 
@@ -101,22 +109,18 @@ def _read_thread(event: BeforeInvocationEvent) -> None:
     )
 
 
-def _thread(messages: Iterable[Any]) -> Iterator[dict[str, Any]]:
-    """Strands messages as AG-UI ones (the fields `read_history` reads): each toolUse
-    block a call, each toolResult block a tool message with its content (none for a
-    failed call: what the model read of it is no source)."""
+def _thread(messages: Iterable[Any]) -> Iterator[ThreadMessage]:
+    """Strands messages as thread messages: each toolUse block a call, each toolResult
+    block its result (a failed call's holds no source)."""
     for message in messages:
         blocks = [block for block in message.get("content") or () if isinstance(block, Mapping)]
-        calls = [
-            {"id": use.get("toolUseId"), "type": "function", "function": {"name": use.get("name")}}
-            for use in (block["toolUse"] for block in blocks if "toolUse" in block)
-        ]
-        if calls:
-            yield {"role": "assistant", "toolCalls": calls}
+        uses = [block["toolUse"] for block in blocks if "toolUse" in block]
+        if uses:
+            yield calls_message((use.get("toolUseId"), use.get("name")) for use in uses)
         for result in (block["toolResult"] for block in blocks if "toolResult" in block):
             failed = result.get("status") != "success"
             content = None if failed else content_parts(result.get("content"))
-            yield {"role": "tool", "toolCallId": result.get("toolUseId"), "content": content}
+            yield result_message(result.get("toolUseId"), content, failed=failed)
 
 
 def _capture(event: AfterToolCallEvent) -> None:
@@ -128,14 +132,12 @@ def _capture(event: AfterToolCallEvent) -> None:
         result = event.result
         if getattr(event, "retry", False) or event.cancel_message is not None:
             return  # discarded or never run: the model is not sent this result
-        if event.exception is not None or result.get("status") != "success":
-            logger.info("moca_agui: tool %s failed; nothing to capture", name)
-            return
-        parts = content_parts(result.get("content"))
+        failed = event.exception is not None or result.get("status") != "success"
+        parts = None if failed else content_parts(result.get("content"))
     except Exception:
         logger.exception("moca_agui: could not read a Strands tool result; it flows on unchanged")
         return
-    run.capture(name, parts, tool_call_id=call_id)
+    run.capture(name, parts, tool_call_id=call_id, failed=failed)
 
 
 def citing(agent: A, options: CitationOptions) -> A:

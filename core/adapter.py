@@ -25,6 +25,7 @@ from .records.event import Citation
 from .records.extract import MAX_RESULT_CHARS, CompactResult, ReaderItem
 from .records.references import Mention
 from .records.schema import InvalidRecord, as_record
+from .records.thread import ThreadMessage, calls_message, result_message, turn_message
 from .run import CitationRun
 from .stream.cite import cited, tap
 from .stream.engine import CitationStream
@@ -40,7 +41,9 @@ __all__ = [
     "InvalidRecord",
     "Mention",
     "ReaderItem",
+    "ThreadMessage",
     "as_record",
+    "calls_message",
     "cited",
     "citing_class",
     "citing_copy",
@@ -54,6 +57,8 @@ __all__ = [
     "options_of",
     "pip_install",
     "require",
+    "result_message",
     "subclass_of",
     "tap",
+    "turn_message",
 ]

@@ -138,12 +138,24 @@ class CitationRun:
         if self._hooks.is_reader_tool(tool_name):
             self._ledger.call_made(tool_call_id)
 
-    def capture(self, tool_name: str, result: object, *, tool_call_id: str | None = None) -> None:
+    def capture(
+        self,
+        tool_name: str,
+        result: object,
+        *,
+        tool_call_id: str | None = None,
+        failed: bool = False,
+    ) -> None:
         """Take in one tool result; only a Reader tool's result can hold sources.
 
         `tool_call_id` is the id of the call that returned it, when the framework gives
         it: the result takes that call's place in the order the model issued its calls.
+        A `failed` call's result (an error the model may retry on, or what an error
+        handler answered for it) holds no source: it is not taken in (logged).
         """
+        if failed:
+            logger.info("moca_agui: tool %s failed; nothing to capture", tool_name)
+            return
         self._intake.capture(tool_name, result, tool_call_id)
 
     def read_history(
