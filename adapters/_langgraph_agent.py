@@ -9,8 +9,8 @@ stay in force. Three methods change, and only by wrapping the parent's:
 - `clone` (which `add_langgraph_fastapi_endpoint` calls for every request) makes another
   instrumented clone of the original agent, with the same options.
 
-Nothing of a run is kept on the agent: run state lives in the run's `LangGraphRun` and
-in the parent's own per-run `active_run`.
+Nothing of a run is kept on the agent: run state lives in the run's `LangGraphRun`, which
+`prepare_stream` finds in the agent's `RunRegistry` by the run's id while it is in flight.
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ from ag_ui_langgraph import LangGraphAgent  # type: ignore[import-untyped]
 
 import moca_agui
 from moca_agui import CitationOptions
-from moca_agui.adapter import CitationStream, cited, citing_copy, options_of
+from moca_agui.adapter import CitationStream, RunRegistry, cited, citing_copy, options_of
 
-from ._langgraph_run import LangGraphRun, forked_before, watch
+from ._langgraph_run import LangGraphRun
 
 __all__ = ["CitingAgent", "citing"]
 
@@ -44,6 +44,8 @@ class CitingAgent(LangGraphAgent):  # type: ignore[misc]
 
     #: The options the agent was instrumented with; each clone keeps them.
     moca_agui_options: CitationOptions
+    #: This agent's runs in flight, by run id (`citing` makes one per citing agent).
+    moca_agui_runs: RunRegistry[LangGraphRun]
 
     def clone(self) -> CitingAgent:
         """A fresh instrumented clone of the original agent, with the same options."""
@@ -56,14 +58,17 @@ class CitingAgent(LangGraphAgent):  # type: ignore[misc]
         A MESSAGES_SNAPSHOT carries the text of this run's answers a model did not stream.
         """
         run = LangGraphRun(options_of(self), input)
+        self.moca_agui_runs.add(input.run_id, run)
         stream = CitationStream(run, snapshot_text=run.is_new_message)
-        return cited(run.observe(super().run(input), self), stream)
+        return cited(run.observe(super().run(input)), stream)
 
     async def prepare_stream(self, input: RunAgentInput, agent_state: Any, config: Any) -> Any:
         """The parent's prepared stream, watched for the tool outputs of its Reader."""
         prepared = await super().prepare_stream(input=input, agent_state=agent_state, config=config)
         try:
-            watch(self.active_run, agent_state, prepared)
+            run = self.moca_agui_runs.get(input.run_id)
+            if run is not None:
+                run.watch(agent_state, prepared)
         except Exception:
             logger.exception("moca_agui: LangGraph tool outputs not watched in this run")
         return prepared
@@ -73,7 +78,9 @@ class CitingAgent(LangGraphAgent):  # type: ignore[misc]
     ) -> Any:
         """The parent's stream from the thread forked before `message_checkpoint` (the
         edited or regenerated question), which is the thread the run numbers."""
-        forked_before(self.active_run, message_checkpoint)
+        run = self.moca_agui_runs.get(input.run_id)
+        if run is not None:
+            run.forked_before(message_checkpoint)
         return await super().prepare_regenerate_stream(
             input=input, message_checkpoint=message_checkpoint, config=config
         )
@@ -85,4 +92,6 @@ def citing(agent: A, options: CitationOptions) -> A:
 
 
 def _clone(agent: Any) -> Any:
-    return agent.clone()
+    twin = agent.clone()
+    twin.moca_agui_runs = RunRegistry()
+    return twin

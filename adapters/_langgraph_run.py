@@ -45,15 +45,9 @@ from moca_agui.adapter import (
     turn_message,
 )
 
-__all__ = ["LangGraphRun", "forked_before", "watch"]
+__all__ = ["LangGraphRun"]
 
 logger = logging.getLogger("moca_agui")
-
-#: Our entry in the parent's per-run `active_run` dict.
-_KEY = "moca_agui"
-#: The question a regenerate forks the thread before, in the same dict.
-_FORKED_BEFORE = "moca_agui_forked_before"
-
 
 #: (tool name, what it returned, its call id, whether it failed) of a tool that ended.
 _Output = tuple[str, object, str | None, bool]
@@ -75,26 +69,21 @@ class Watched:
     outputs: deque[_Output] = field(default_factory=deque)
 
 
-def forked_before(active_run: dict[str, Any], question: Any) -> None:
-    """Note that this run forks the thread before `question` (a LangChain message)."""
-    active_run[_FORKED_BEFORE] = question
-
-
-def watch(active_run: dict[str, Any], agent_state: Any, prepared: dict[str, Any]) -> None:
+def _watch(agent_state: Any, prepared: dict[str, Any], fork: tuple[Any, ...]) -> Watched:
     """Record the run's earlier messages and the thread its model reads (the checkpoint's,
-    or the fork's), and watch its LangGraph events for tool outputs."""
+    or, with `fork` (the question it is forked before), the fork's), and watch its
+    LangGraph events for tool outputs."""
     values = getattr(agent_state, "values", None)
     messages = values.get("messages", []) if isinstance(values, Mapping) else []
     watched = Watched(
         {message.id for message in messages if getattr(message, "id", None)}, list(messages)
     )
-    if _FORKED_BEFORE in active_run:
+    if fork:
         # The fork's checkpoint (`prepared["state"]`), then the question it is forked before.
-        fork = prepared["state"]["messages"]
-        watched.thread, watched.forked = [*fork, active_run[_FORKED_BEFORE]], True
-    active_run[_KEY] = watched
+        watched.thread, watched.forked = [*prepared["state"]["messages"], *fork], True
     if prepared.get("stream") is not None:
         prepared["stream"] = tap(prepared["stream"], partial(_keep, watched))
+    return watched
 
 
 def _keep(watched: Watched, event: Any) -> None:
@@ -172,6 +161,7 @@ class LangGraphRun(CitationRun):
         self._input = list(input.messages or ())
         self._input_ids = {message.id for message in self._input}
         self._watched: Watched | None = None
+        self._fork: tuple[Any, ...] = ()  # the question a regenerate forks the thread before
         self._first = True
         self._alive = True
 
@@ -179,17 +169,24 @@ class LangGraphRun(CitationRun):
     def reads_tool_call_results(self) -> bool:
         return self._watched is None
 
-    def observe(self, events: AsyncIterator[BaseEvent], agent: Any) -> AsyncIterator[BaseEvent]:
-        """Yield `events` unchanged, taking in tool outputs and snapshots on the way."""
-        return tap(events, partial(self._take, agent=agent))
+    def forked_before(self, question: Any) -> None:
+        """This run forks the thread before `question` (a LangChain message)."""
+        self._fork = (question,)
 
-    def _take(self, event: BaseEvent, agent: Any) -> None:
+    def watch(self, agent_state: Any, prepared: dict[str, Any]) -> None:
+        """Watch the run `prepare_stream` prepared: its checkpoint and LangGraph events."""
+        self._watched = _watch(agent_state, prepared, self._fork)
+
+    def observe(self, events: AsyncIterator[BaseEvent]) -> AsyncIterator[BaseEvent]:
+        """Yield `events` unchanged, taking in tool outputs and snapshots on the way."""
+        return tap(events, self._take)
+
+    def _take(self, event: BaseEvent) -> None:
         if not self._alive:
             return
         try:
             if self._first:  # `prepare_stream` has run by the first event, if at all
                 self._first = False
-                self._watched = (getattr(agent, "active_run", None) or {}).get(_KEY)
                 self._read_thread()  # before any result
             if self._watched is not None:
                 calls, outputs = self._watched.calls, self._watched.outputs

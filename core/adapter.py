@@ -27,6 +27,8 @@ from .records.references import Mention
 from .records.schema import InvalidRecord, as_record
 from .records.thread import ThreadMessage, calls_message, result_message, turn_message
 from .run import CitationRun
+from .run.feed import RunFeed
+from .run.registry import RunRegistry
 from .stream.cite import cited, tap
 from .stream.engine import CitationStream
 
@@ -41,6 +43,8 @@ __all__ = [
     "InvalidRecord",
     "Mention",
     "ReaderItem",
+    "RunFeed",
+    "RunRegistry",
     "ThreadMessage",
     "as_record",
     "calls_message",

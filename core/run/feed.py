@@ -1,0 +1,45 @@
+"""`RunFeed`: what an adapter tells a run, the whole of a run an adapter's quirks use."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Protocol
+
+__all__ = ["RunFeed"]
+
+
+class RunFeed(Protocol):
+    """The adapter-facing side of a `CitationRun`: the thread the model reads, the order
+    of its calls, and the tools' results. Each is documented on `CitationRun`."""
+
+    def is_reader_tool(self, tool_name: str) -> bool:
+        """Whether results of `tool_name` are Reader results."""
+
+    def read_history(
+        self, messages: Iterable[object], *, kept: Iterable[object] | None = None
+    ) -> None:
+        """Take in the thread the model reads: the client's `messages` after the `kept` ones."""
+
+    def read_kept_thread(
+        self, kept: Callable[[], Iterable[object] | None] | None, sent: Iterable[object]
+    ) -> None:
+        """Take in the thread the framework keeps (`kept()`), then `sent`'s open answers."""
+
+    def thread_unreadable(self, why: str) -> None:
+        """The thread the model reads cannot be read whole: markers are left out."""
+
+    def call_made(self, tool_call_id: str, tool_name: str) -> None:
+        """The model issued a call, in this order."""
+
+    def calls_out_of_order(self, *, this_run: bool = True) -> None:
+        """The emitter sends the model's calls in an order of its own."""
+
+    def capture(
+        self,
+        tool_name: str,
+        result: object,
+        *,
+        tool_call_id: str | None = None,
+        failed: bool = False,
+    ) -> None:
+        """Take in one tool's result (a `failed` call's holds no source)."""

@@ -1,0 +1,80 @@
+"""The adapter kit's machinery: thread messages as a run reads them, the failed-tool rule,
+and the registry where a framework's hooks find their run by the framework's run id."""
+
+from __future__ import annotations
+
+import gc
+import logging
+
+import moca_agui
+from moca_agui.adapter import (
+    CitationRun,
+    RunRegistry,
+    calls_message,
+    result_message,
+    turn_message,
+)
+from streams import message, run, source
+from support import citation_events, collect, record
+
+A, B = record("a.md"), record("b.md")
+
+
+def kept_turn(call_id: str, result: object, *, failed: bool = False) -> list[object]:
+    """One earlier turn of a kept thread, made with the kit's constructors."""
+    return [
+        turn_message("user", "u-" + call_id),
+        calls_message([(call_id, "moca_get_node")], "a-" + call_id),
+        result_message(call_id, result, failed=failed),
+    ]
+
+
+async def cited(citation_run: CitationRun, answer: str) -> list[dict[str, object]]:
+    stream = await collect(moca_agui.cite(source(run(message("m1", answer))), run=citation_run))
+    return [item for value in citation_events(stream) for item in value["citations"]]
+
+
+async def test_a_kept_thread_made_with_the_kit_counts_its_results_before_this_runs():
+    citation_run = CitationRun()
+    citation_run.read_kept_thread(lambda: kept_turn("c1", A), sent=[])
+    citation_run.capture("moca_get_node", B, tool_call_id="c2")
+    # [1] is the earlier turn's source, whose record this run does not hold: left out.
+    assert await cited(citation_run, "[2].") == [{"marker": "[2]", "record": B}]
+
+
+async def test_a_failed_call_in_a_kept_thread_is_shown_but_holds_no_source():
+    citation_run = CitationRun()
+    citation_run.read_kept_thread(lambda: kept_turn("c1", A, failed=True), sent=[])
+    citation_run.capture("moca_get_node", B, tool_call_id="c2")
+    assert await cited(citation_run, "[1].") == [{"marker": "[1]", "record": B}]
+
+
+async def test_a_failed_calls_result_is_not_captured(caplog):
+    citation_run = CitationRun()
+    with caplog.at_level(logging.INFO, logger="moca_agui"):
+        citation_run.capture("moca_get_node", A, tool_call_id="c1", failed=True)
+    citation_run.capture("moca_get_node", B, tool_call_id="c2")
+    assert await cited(citation_run, "[1].") == [{"marker": "[1]", "record": B}]
+    assert "moca_get_node failed; nothing to capture" in caplog.text
+
+
+def test_a_registered_run_is_found_by_its_id_while_something_holds_it():
+    runs: RunRegistry[CitationRun] = RunRegistry()
+    held = CitationRun()
+    runs.add("run-1", held)
+    runs.add("run-1", held)  # the same run again
+    assert runs.get("run-1") is held
+    assert runs.get("run-2") is None
+    del held
+    gc.collect()
+    assert runs.get("run-1") is None  # the registry keeps no run alive
+
+
+def test_two_runs_in_flight_under_one_id_are_neither_found(caplog):
+    runs: RunRegistry[CitationRun] = RunRegistry()
+    first, second = CitationRun(), CitationRun()
+    runs.add("run-1", first)
+    with caplog.at_level(logging.WARNING, logger="moca_agui"):
+        runs.add("run-1", second)
+    assert runs.get("run-1") is None
+    assert "share the run id 'run-1'" in caplog.text
