@@ -26,6 +26,7 @@ from moca_agui import CitationOptions
 from moca_agui.adapter import (
     CitationRun,
     CitationStream,
+    RunFeed,
     cited,
     citing_copy,
     citing_variant,
@@ -78,13 +79,11 @@ class CitingAgentFrameworkAgent(AgentFrameworkAgent):
         events = super(CitingAgentFrameworkAgent, this_run).run(input_data, **kwargs)
         sent = input_data.get("messages") or ()  # the thread the client sent
         kept = _kept_thread(self, input_data, run)
-        if _loads_own_history(self):
+        if _loads_own_history(self) or (kept is None and _provider_thread(self, stored=False)):
             run.read_kept_thread(None, sent)  # not known here
         elif kept is not None:  # the endpoint keeps the thread: the model reads it
             provider = _provider_thread(self, stored=True)
             events = _after_kept_thread(events, run, sent, provider, *kept)
-        elif _provider_thread(self, stored=False):
-            run.read_kept_thread(None, sent)  # not known here
         else:
             run.read_history(sent)
         cited_events = cited(events, CitationStream(run))
@@ -97,7 +96,7 @@ def citing(target: T, options: CitationOptions) -> T:
 
 
 def _kept_thread(
-    agent: AgentFrameworkAgent, input_data: dict[str, Any], run: CitationRun
+    agent: AgentFrameworkAgent, input_data: dict[str, Any], run: RunFeed
 ) -> tuple[Any, ...] | None:
     """(store, scope, thread id) of the thread the endpoint keeps for this run, if it keeps
     one: agent-framework-ag-ui's Thread Snapshot store (`snapshot_store=`, active with a
@@ -150,7 +149,7 @@ def _loads_own_history(agent: AgentFrameworkAgent) -> bool:
 
 async def _after_kept_thread(
     events: AsyncGenerator[BaseEvent],
-    run: CitationRun,
+    run: RunFeed,
     sent: object,
     provider: bool,
     store: Any,
@@ -216,7 +215,7 @@ class _ToolResults:
     __slots__ = ("_names", "run")
 
     def __init__(self) -> None:
-        self.run: CitationRun | None = None  # the run it reads into, once it is made
+        self.run: RunFeed | None = None  # the run it reads into, once it is made
         self._names: dict[str, str] = {}  # call id -> tool name
 
     def read(self, update: object) -> None:
@@ -240,13 +239,11 @@ class _ToolResults:
         if name is None:
             logger.debug("moca_agui: result of unknown tool call %s ignored", call_id)
             return
-        if content.type == "function_result":
-            if content.exception is not None:  # an error (the model may retry): no source
-                logger.info("moca_agui: tool %s failed; nothing to capture", name)
-                return
-            result: object = content_parts(content.items or [])
+        failed = content.type == "function_result" and content.exception is not None
+        if content.type == "function_result":  # failed: an error (the model may retry)
+            result: object = None if failed else content_parts(content.items or [])
         else:  # a provider-hosted MCP tool: its output, Content items or a value
             output = content.output
             result = content_parts(output) if isinstance(output, list) else output
         if self.run is not None:
-            self.run.capture(name, result, tool_call_id=call_id)
+            self.run.capture(name, result, tool_call_id=call_id, failed=failed)
