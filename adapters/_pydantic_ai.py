@@ -20,7 +20,7 @@ from pydantic_ai.messages import FunctionToolResultEvent, ModelMessage, ToolRetu
 from pydantic_ai.ui.ag_ui import AGUIAdapter
 
 from moca_agui import CitationOptions, cite
-from moca_agui.adapter import CitationRun, citing_variant, options_of, tap
+from moca_agui.adapter import CitationRun, RunFeed, citing_variant, options_of, tap
 
 __all__ = ["CitingAdapter", "citing"]
 
@@ -53,7 +53,7 @@ class CitingAdapter(AGUIAdapter[Any, Any]):
         events = super().transform_stream(tap(stream, partial(_capture, run)), *args, **kwargs)
         return cite(events, run=run)
 
-    def _read_thread(self, run: CitationRun, history: Sequence[ModelMessage] | None) -> None:
+    def _read_thread(self, run: RunFeed, history: Sequence[ModelMessage] | None) -> None:
         """Read the thread the model reads: a `message_history` given to the run, then the
         client's messages. A history the server keeps and cuts to the client's turn
         (`manage_message_history='server'`) or loads from a `conversation_store` is not
@@ -87,16 +87,17 @@ class _WithHistory(AsyncIterator[Any]):
         return await self._events.__anext__()
 
 
-def _capture(run: CitationRun, event: object) -> None:
-    """Capture a successful tool return: its value, or a record in its `metadata`."""
+def _capture(run: RunFeed, event: object) -> None:
+    """Capture a tool return: its value, or a record in its `metadata`."""
     if not isinstance(event, FunctionToolResultEvent):
         return
     part = event.part
-    if not isinstance(part, ToolReturnPart) or getattr(part, "outcome", "success") != "success":
-        return  # a retry prompt or a failed call: the Reader answered nothing to cite
+    if not isinstance(part, ToolReturnPart):
+        return  # a retry prompt: the Reader answered nothing to cite
+    failed = getattr(part, "outcome", "success") != "success"
     metadata = part.metadata
     result = part if isinstance(metadata, Mapping) and "moca_citation" in metadata else part.content
-    run.capture(part.tool_name, result, tool_call_id=part.tool_call_id)
+    run.capture(part.tool_name, result, tool_call_id=part.tool_call_id, failed=failed)
 
 
 def citing(target: T, options: CitationOptions) -> T:
