@@ -5,6 +5,12 @@ entry-point group `moca_agui` (the hooks: `moca_agui.plugins.hookspecs`). An ada
 plugin module declares what it claims with `Adapter`, and its modules that import the
 framework make citing objects with `citing_variant` and drive a `CitationRun` through
 `CitationStream` (or `cite(events, run=run)`). CONTRIBUTING.md walks through one.
+
+The kit owns the machinery, so an adapter holds only its framework's quirks: an adapter
+tells its run what it knows through `RunFeed`; builds the thread its framework keeps
+with `calls_message`, `result_message` and `turn_message`; passes a failed call's result
+as `capture(..., failed=True)`; and finds a run from a hook that knows only the
+framework's run id in a `RunRegistry` its citing object holds.
 """
 
 from .plugins.declared import Adapter
