@@ -56,21 +56,23 @@ def earlier_results(
     answered: list[str] = []  # call ids, in the order the thread gives their results
     turn = 0
     for message in messages:
-        role = _field(message, "role", "role")
+        role = _field_any_case(message, "role", "role")
         if role is None:
             raise ValueError(f"the thread holds an item that is no message: {message!r:.80}")
         if role == "user":
             turn += 1
         elif role == "assistant":
-            for call in _field(message, "tool_calls", "toolCalls") or ():
-                call_id = _field(call, "id", "id")
-                name = _field(_field(call, "function", "function"), "name", "name")
+            for call in _field_any_case(message, "tool_calls", "toolCalls") or ():
+                call_id = _field_any_case(call, "id", "id")
+                name = _field_any_case(
+                    _field_any_case(call, "function", "function"), "name", "name"
+                )
                 if isinstance(call_id, str) and isinstance(name, str):
                     calls.append((call_id, name, turn))
         elif role == "tool":
-            call_id = _field(message, "tool_call_id", "toolCallId")
+            call_id = _field_any_case(message, "tool_call_id", "toolCallId")
             if isinstance(call_id, str) and call_id not in contents:
-                contents[call_id] = _field(message, "content", "content")
+                contents[call_id] = _field_any_case(message, "content", "content")
                 answered.append(call_id)
     results: list[tuple[str, str, int]] = []
     seen: set[str] = set()
@@ -94,20 +96,22 @@ def kept_then_sent(kept: Iterable[object], sent: Iterable[object]) -> list[objec
     passed over, as are a sent assistant message's calls whose ids it holds and a sent
     tool message answering a call whose result it holds."""
     thread = list(kept)
-    ids = {_field(message, "id", "id") for message in thread} - {None}
+    ids = {_field_any_case(message, "id", "id") for message in thread} - {None}
     calls, answered = _calls_and_answers(thread)
     for message in sent:
-        if _field(message, "id", "id") in ids:
+        if _field_any_case(message, "id", "id") in ids:
             continue
-        role = _field(message, "role", "role")
+        role = _field_any_case(message, "role", "role")
         if role == "assistant":
             own = [
                 call
-                for call in _field(message, "tool_calls", "toolCalls") or ()
-                if _field(call, "id", "id") not in calls
+                for call in _field_any_case(message, "tool_calls", "toolCalls") or ()
+                if _field_any_case(call, "id", "id") not in calls
             ]
             thread.append({"role": "assistant", "toolCalls": own})
-        elif role != "tool" or _field(message, "tool_call_id", "toolCallId") not in answered:
+        elif (
+            role != "tool" or _field_any_case(message, "tool_call_id", "toolCallId") not in answered
+        ):
             thread.append(message)
     return thread
 
@@ -123,8 +127,8 @@ def kept_then_answers(kept: Iterable[object], sent: Iterable[object]) -> list[ob
     calls, answered = _calls_and_answers(thread)
     open_calls = calls - answered - {None}
     for message in sent:
-        call_id = _field(message, "tool_call_id", "toolCallId")
-        if _field(message, "role", "role") == "tool" and call_id in open_calls:
+        call_id = _field_any_case(message, "tool_call_id", "toolCallId")
+        if _field_any_case(message, "role", "role") == "tool" and call_id in open_calls:
             open_calls.discard(call_id)
             thread.append(message)
     return thread
@@ -136,12 +140,12 @@ def _calls_and_answers(thread: list[object]) -> tuple[set[object], set[object]]:
     calls: set[object] = set()
     answered: set[object] = set()
     for message in thread:
-        role = _field(message, "role", "role")
+        role = _field_any_case(message, "role", "role")
         if role == "assistant":
-            for call in _field(message, "tool_calls", "toolCalls") or ():
-                calls.add(_field(call, "id", "id"))
+            for call in _field_any_case(message, "tool_calls", "toolCalls") or ():
+                calls.add(_field_any_case(call, "id", "id"))
         elif role == "tool":
-            answered.add(_field(message, "tool_call_id", "toolCallId"))
+            answered.add(_field_any_case(message, "tool_call_id", "toolCallId"))
     return calls, answered
 
 
@@ -172,8 +176,9 @@ def _turns_read_out_of_order(
     return {turn: (low, False) for low, high in joined for turn in range(low, high + 1)}
 
 
-def _field(value: Any, name: str, wire_name: str) -> Any:
-    """A field of an `ag_ui.core` model (snake_case) or of a wire dict (camelCase)."""
+def _field_any_case(value: Any, name: str, wire_name: str) -> Any:
+    """A field of an `ag_ui.core` model (snake_case), or of a dict under its wire name
+    (camelCase), else under its snake_case name (`follow._field` reads the wire name only)."""
     if isinstance(value, dict):
         return value.get(wire_name, value.get(name))
     return getattr(value, name, None)
