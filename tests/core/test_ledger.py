@@ -394,3 +394,18 @@ async def test_order_unknown_markers_left_out_are_logged_and_refs_still_cited(ca
     left_out = [r.getMessage() for r in caplog.records if "left out the marker" in r.getMessage()]
     assert [m.split(":")[1].split()[-1] for m in left_out] == ["[1]", "[2]"]
     assert all("moca_agui.numbered" in m for m in left_out)
+
+
+async def test_a_second_run_in_the_stream_keeps_its_emitters_unknown_order(caplog):
+    """A new run in the same stream comes from the same emitter: its parallel calls'
+    order is not known either, so its default markers are left out as the first run's."""
+    first = run(message("m1", "No sources yet."), run_id="r1")
+    second = run(
+        parallel_calls(("ca", "moca_get_node", A), ("cb", "moca_get_node", B), finish=["cb", "ca"]),
+        message("m2", f"A [1]; B [2], see {ref(B)}."),
+        run_id="r2",
+    )
+    stream = await collect(moca_agui.cite(source([*first, *second]), run=unordered()))
+    assert [value["citations"] for value in citation_events(stream)] == [[], [{"record": B}]]
+    left_out = [r.getMessage() for r in caplog.records if "left out the marker" in r.getMessage()]
+    assert len(left_out) == 2
