@@ -31,9 +31,9 @@ __all__ = [
 ]
 
 #: Why an order is not known: the emitter sends calls in an order of its own.
-BY_EMITTER = "the service sends parallel calls in an order of its own"
+BY_EMITTER = "the service sends parallel Reader calls in an order of its own"
 #: Why an order is not known: the thread lists the turn's results out of their calls' order.
-LISTED_OUT_OF_ORDER = "the thread lists results out of their calls' order"
+LISTED_OUT_OF_ORDER = "the thread lists Reader results out of their calls' order"
 
 
 @dataclass(frozen=True, slots=True)

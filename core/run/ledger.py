@@ -94,7 +94,7 @@ class Ledger:
         "_seen",
         "_showed",
         "_shown",
-        "_thread_known",
+        "_thread_unknown",
         "_turn",
         "_turns",
         "version",
@@ -107,7 +107,7 @@ class Ledger:
         self._earlier: list[Entry] = []  # the thread's entries, in the order the model read them
         #: the thread's turns, by turn: its order and its results, each as its entries
         self._turns: dict[int, tuple[CallOrder, list[list[Entry]]]] = {}
-        self._thread_known = True  # whether every turn's order in `_turns` is known
+        self._thread_unknown: str | None = None  # why a turn's order in `_turns` is not known
         self._results: list[_Result] = []  # in arrival order
         self._next = 1  # the number the next entry shown gets
         self._shown: dict[Entry, str] = {}  # entry -> the marker the model was shown
@@ -188,7 +188,7 @@ class Ledger:
             results.append([entry for entry, _ in entries])
             if not order.known:  # one result read out of order: the whole turn is
                 self._turns[turn] = (order, results)
-                self._thread_known = False
+                self._thread_unknown = self._thread_unknown or order.unknown
             now = datetime.now(UTC)
             in_place = not self._results  # the thread comes first: appended as it is read
             self._rebuild = self._rebuild or not in_place
@@ -281,12 +281,20 @@ class Ledger:
         turn's results could have been read in (none when every turn's order is known):
         the default marker of such an entry depends on an order no one knows."""
         self.entries()
-        order = self._turn.frozen()
-        if order.known and self._thread_known and not order.recorded_by_emitter:
+        if self.unknown_order() is None:
             return frozenset()
+        order = self._turn.frozen()
         thread = [Turn(order.of_thread(known), results) for known, results in self._turns.values()]
         this_run = [[entry for entry, _, _ in r.items] for r in self._in_model_order()]
         return unsure([*thread, Turn(order, this_run)])
+
+    def unknown_order(self) -> str | None:
+        """Why the order the model read some turn's results in is not known (None: the
+        order of every turn it read is known)."""
+        order = self._turn.frozen()
+        if order.unknown is not None or not self._turns:
+            return order.unknown
+        return order.of_thread(CallOrder(unknown=self._thread_unknown)).unknown
 
     def _in_model_order(self) -> list[_Result]:
         """This run's results, in the order the model issued their calls (results of no

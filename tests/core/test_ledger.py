@@ -394,6 +394,7 @@ async def test_order_unknown_markers_left_out_are_logged_and_refs_still_cited(ca
     left_out = [r.getMessage() for r in caplog.records if "left out the marker" in r.getMessage()]
     assert [m.split(":")[1].split()[-1] for m in left_out] == ["[1]", "[2]"]
     assert all("moca_agui.numbered" in m for m in left_out)
+    assert all("sends parallel Reader calls in an order of its own" in m for m in left_out)
 
 
 async def test_a_second_run_in_the_stream_keeps_its_emitters_unknown_order(caplog):
