@@ -53,23 +53,18 @@ class CallOrder:
         """Whether the model's order is known."""
         return self.unknown is None
 
-    def of_thread(self, earlier: CallOrder) -> CallOrder:
-        """`earlier`, the order of a turn of the thread the client recorded from this
-        turn's emitter, as far as this turn knows it: not, if the emitter sends calls in
-        an order of its own."""
-        return CallOrder(earlier.calls, BY_EMITTER) if self.recorded_by_emitter else earlier
-
 
 class TurnOrder:
-    """The order of this turn's calls, built as they are announced (`frozen` reads it)."""
+    """The order of this turn's calls, built as they are announced (`frozen` reads it as
+    a value; its fields are read here as they stand, at no cost)."""
 
-    __slots__ = ("_by_emitter", "_frozen", "_unknown", "places")
+    __slots__ = ("_frozen", "places", "recorded_by_emitter", "unknown")
 
     def __init__(self) -> None:
         #: call id -> its place in the order the calls were announced (first wins)
         self.places: dict[str, int] = {}
-        self._unknown: str | None = None
-        self._by_emitter = False
+        self.unknown: str | None = None  # as `CallOrder.unknown`
+        self.recorded_by_emitter = False  # as `CallOrder.recorded_by_emitter`
         self._frozen: CallOrder | None = None
 
     def call(self, call_id: str) -> bool:
@@ -84,9 +79,9 @@ class TurnOrder:
         """The emitter sends calls in an order of its own; `announced`: the adapter still
         announces this turn's calls in the model's order (`call`). Once not known, an
         order stays so."""
-        self._by_emitter = True
-        if not announced and self._unknown is None:
-            self._unknown = BY_EMITTER
+        self.recorded_by_emitter = True
+        if not announced and self.unknown is None:
+            self.unknown = BY_EMITTER
         self._frozen = None
 
     def after(self, ended: CallOrder) -> None:
@@ -99,8 +94,15 @@ class TurnOrder:
         """The turn's order as announced so far, as a value."""
         order = self._frozen
         if order is None:
-            order = self._frozen = CallOrder(tuple(self.places), self._unknown, self._by_emitter)
+            order = CallOrder(tuple(self.places), self.unknown, self.recorded_by_emitter)
+            self._frozen = order
         return order
+
+    def of_thread(self, earlier: CallOrder) -> CallOrder:
+        """`earlier`, the order of a turn of the thread the client recorded from this
+        turn's emitter, as far as this turn knows it: not, if the emitter sends calls in
+        an order of its own."""
+        return CallOrder(earlier.calls, BY_EMITTER) if self.recorded_by_emitter else earlier
 
 
 class Turn(NamedTuple):

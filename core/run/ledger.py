@@ -283,18 +283,18 @@ class Ledger:
         self.entries()
         if self.unknown_order() is None:
             return frozenset()
-        order = self._turn.frozen()
-        thread = [Turn(order.of_thread(known), results) for known, results in self._turns.values()]
+        turn = self._turn
+        thread = [Turn(turn.of_thread(known), results) for known, results in self._turns.values()]
         this_run = [[entry for entry, _, _ in r.items] for r in self._in_model_order()]
-        return unsure([*thread, Turn(order, this_run)])
+        return unsure([*thread, Turn(turn.frozen(), this_run)])
 
     def unknown_order(self) -> str | None:
         """Why the order the model read some turn's results in is not known (None: the
         order of every turn it read is known)."""
-        order = self._turn.frozen()
-        if order.unknown is not None or not self._turns:
-            return order.unknown
-        return order.of_thread(CallOrder(unknown=self._thread_unknown)).unknown
+        turn = self._turn  # read as it stands: freezing it costs a copy of its calls
+        if turn.unknown is not None or not self._turns:
+            return turn.unknown
+        return turn.of_thread(CallOrder(unknown=self._thread_unknown)).unknown
 
     def _in_model_order(self) -> list[_Result]:
         """This run's results, in the order the model issued their calls (results of no

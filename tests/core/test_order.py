@@ -81,11 +81,11 @@ def test_a_turn_after_an_ended_one_in_the_same_stream_has_its_emitter(recorded, 
 
 def test_the_thread_an_emitter_recorded_holds_no_known_order():
     listed = CallOrder(("c1", "c2"))
-    assert CallOrder().of_thread(listed) is listed
+    assert TurnOrder().of_thread(listed) is listed
     announced = TurnOrder()
     announced.by_emitter(announced=True)
     assert announced.frozen().known
-    assert announced.frozen().of_thread(listed) == CallOrder(("c1", "c2"), BY_EMITTER)
+    assert announced.of_thread(listed) == CallOrder(("c1", "c2"), BY_EMITTER)
 
 
 # -- which entries are unsure: a function of the turns -----------------------------------
