@@ -20,6 +20,11 @@ from .order import LISTED_OUT_OF_ORDER, CallOrder, listed_out_of_order
 
 __all__ = ["EarlierResult", "earlier_results", "kept_then_answers", "kept_then_sent"]
 
+#: The order of a turn whose results the thread lists in their calls' order (the order
+#: the results are given in), and of one it lists out of it.
+_IN_CALL_ORDER = CallOrder()
+_LISTED = CallOrder(unknown=LISTED_OUT_OF_ORDER)
+
 
 class EarlierResult(NamedTuple):
     """One tool result of the thread: the tool, its call's id, its content, the turn it
@@ -81,20 +86,13 @@ def earlier_results(
         if call_id in contents and call_id not in seen:
             seen.add(call_id)
             results.append((call_id, name, call_turn))
-    counted = [(call_id, call_turn) for call_id, name, call_turn in results if counts(name)]
-    read_as = listed_out_of_order(counted, answered)
-    turns: dict[int, list[str]] = {}  # each turn read, with its counted calls in order
-    for call_id, call_turn in counted:
-        turns.setdefault(read_as.get(call_turn, call_turn), []).append(call_id)
-    orders = {
-        turn: CallOrder(tuple(ids), LISTED_OUT_OF_ORDER if turn in read_as else None)
-        for turn, ids in turns.items()
-    }
-    read_in = {turn: read_as.get(turn, turn) for _, _, turn in results}
+    read_as = listed_out_of_order(
+        [(call_id, call_turn) for call_id, name, call_turn in results if counts(name)], answered
+    )
     return [
-        EarlierResult(
-            name, call_id, contents[call_id], read_in[turn], orders.get(read_in[turn], CallOrder())
-        )
+        EarlierResult(name, call_id, contents[call_id], read_as[turn], _LISTED)
+        if turn in read_as
+        else EarlierResult(name, call_id, contents[call_id], turn, _IN_CALL_ORDER)
         for call_id, name, turn in results
     ]
 

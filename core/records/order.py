@@ -40,7 +40,8 @@ LISTED_OUT_OF_ORDER = "the thread lists Reader results out of their calls' order
 class CallOrder:
     """One turn's calls in the order the model issued them, or not known, and why."""
 
-    #: The ids of the calls announced, in the model's order (the emitter's, when unknown).
+    #: The ids of the calls announced in the turn, in the model's order (the emitter's,
+    #: when unknown); none for a turn of the thread, which lists its results in order.
     calls: tuple[str, ...] = ()
     #: Why the model's order is not known (None: it is).
     unknown: str | None = None
