@@ -17,7 +17,7 @@ import moca_agui
 import moca_agui.adapter
 from moca_agui.options import CitationOptions
 from moca_agui.records.entry import Entry
-from moca_agui.records.order import LISTED_OUT_OF_ORDER, CallOrder, Turn, unsure
+from moca_agui.records.order import BY_EMITTER, LISTED_OUT_OF_ORDER, CallOrder, Turn, unsure
 from moca_agui.run.hooks import Hooks
 from moca_agui.run.ledger import Ledger
 from moca_agui.run.markers import MarkerTable
@@ -66,6 +66,7 @@ class Replay:
         self.results: list[tuple[str | None, int, list[tuple[Entry, Any, bool]]]] = []
         self.steps: list[tuple[Any, ...]] = []
         self.showed = False  # a marker was shown: the ledger refuses the thread after it
+        self.orders: list[str] = []  # "this run", "emitter", "listed": orders made unknown
 
     def apply(self, ledger: Ledger, step: tuple[Any, ...]) -> None:
         kind = step[0]
@@ -77,6 +78,7 @@ class Replay:
                 return
             ledger.add_earlier(entries, turn, thread_order(in_order))
             self.earlier += [e for e, _ in entries]
+            self.orders += ["thread"] + ([] if in_order else ["listed"])
         elif kind == "call":
             ledger.call_made(step[1])
             self.calls.setdefault(step[1], len(self.calls))
@@ -94,6 +96,7 @@ class Replay:
             self.results.append((None, len(self.results), items))
         elif kind == "unknown":
             ledger.by_emitter(announced=not step[1])
+            self.orders.append("this run" if step[1] else "emitter")
         if kind != "query":
             self.steps.append(step)
 
@@ -114,6 +117,14 @@ class Replay:
                 if kept is not None:
                     known[1].append(kept)
         return [tuple(s) for s in seen.values()]  # type: ignore[misc]
+
+    def unknown_order(self) -> str | None:
+        """Why some turn's order is not known: this run's own first, then the thread's."""
+        if "this run" in self.orders:
+            return BY_EMITTER
+        if "thread" in self.orders and "emitter" in self.orders:
+            return BY_EMITTER
+        return LISTED_OUT_OF_ORDER if "listed" in self.orders else None
 
     def unsure(self) -> frozenset[Entry]:
         """`Ledger.unsure` of a ledger given every step at once, asked once."""
@@ -166,6 +177,7 @@ def test_the_tables_kept_as_results_arrive_are_those_built_from_scratch(steps):
         assert list(ledger.refs) == list(dict.fromkeys(e.ref for e in order))
         unsettled = replay.unsure()
         assert ledger.unsure() == unsettled
+        assert ledger.unknown_order() == replay.unknown_order()
         known, unsure = table_from_scratch(order, ledger.shown(), unsettled)
         table = MarkerTable(ledger, hooks)
         assert dict(table.known) == {marker: e.ref for marker, e in known.items()}
