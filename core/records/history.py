@@ -16,22 +16,30 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
+from .order import LISTED_OUT_OF_ORDER, CallOrder, listed_out_of_order
+
 __all__ = ["EarlierResult", "earlier_results", "kept_then_answers", "kept_then_sent"]
+
+#: The order of a turn whose results the thread lists in their calls' order (the order
+#: the results are given in), and of one it lists out of it.
+_IN_CALL_ORDER = CallOrder()
+_LISTED = CallOrder(unknown=LISTED_OUT_OF_ORDER)
 
 
 class EarlierResult(NamedTuple):
     """One tool result of the thread: the tool, its call's id, its content, the turn it
-    was read in, and whether the order of that turn's results is known.
+    was read in, and the order of that turn's calls.
 
     `turn` is the turn of its call (how many user messages came before it); turns whose
-    results the thread lists out of their calls' order count as one, the first of them.
+    results the thread lists out of their calls' order count as one, the first of them,
+    whose order is not known.
     """
 
     tool_name: str
     call_id: str
     content: object
     turn: int
-    order_known: bool
+    order: CallOrder
 
 
 def earlier_results(
@@ -80,12 +88,14 @@ def earlier_results(
         if call_id in contents and call_id not in seen:
             seen.add(call_id)
             results.append((call_id, name, call_turn))
-    merged = _turns_read_out_of_order(
+    read_as = listed_out_of_order(
         [(call_id, call_turn) for call_id, name, call_turn in results if counts(name)], answered
     )
     return [
-        EarlierResult(name, call_id, contents[call_id], *merged.get(call_turn, (call_turn, True)))
-        for call_id, name, call_turn in results
+        EarlierResult(name, call_id, contents[call_id], read_as[turn], _LISTED)
+        if turn in read_as
+        else EarlierResult(name, call_id, contents[call_id], turn, _IN_CALL_ORDER)
+        for call_id, name, turn in results
     ]
 
 
@@ -147,33 +157,6 @@ def _calls_and_answers(thread: list[object]) -> tuple[set[object], set[object]]:
         elif role == "tool":
             answered.add(_field_any_case(message, "tool_call_id", "toolCallId"))
     return calls, answered
-
-
-def _turns_read_out_of_order(
-    calls: list[tuple[str, int]], answered: list[str]
-) -> dict[int, tuple[int, bool]]:
-    """turn -> (the first turn it counts as one with, False) for the turns of `calls`
-    (call id, turn, in the order issued) whose results `answered` (call ids, in the
-    thread's order) lists out of that order: a result listed after a later call's counts
-    as one turn with every turn from its own to that call's."""
-    place = {call_id: n for n, (call_id, _) in enumerate(calls)}
-    spans: list[tuple[int, int]] = []
-    latest = -1  # the place of the latest call whose result was listed so far
-    for call_id in answered:
-        at = place.get(call_id)
-        if at is None:
-            continue
-        if at < latest:
-            spans.append((calls[at][1], calls[latest][1]))
-        else:
-            latest = at
-    joined: list[list[int]] = []  # [first turn, last turn] of each set of turns read as one
-    for low, high in sorted(spans):
-        if joined and low <= joined[-1][1]:
-            joined[-1][1] = max(joined[-1][1], high)
-        else:
-            joined.append([low, high])
-    return {turn: (low, False) for low, high in joined for turn in range(low, high + 1)}
 
 
 def _field_any_case(value: Any, name: str, wire_name: str) -> Any:

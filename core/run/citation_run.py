@@ -82,9 +82,7 @@ class CitationRun:
             run._ledger.thread_unread()
         elif self._ledger.entries() or self._ledger.shows_markers:
             run.thread_unreadable("an earlier run in this stream named sources")
-        this_run, thread = self._ledger.order_known
-        if not thread:
-            run.calls_out_of_order(this_run=not this_run)
+        run._ledger.after(self._ledger.order())  # the same emitter: its calls' order as known
         return run
 
     # -- what the run read -------------------------------------------------------------
@@ -130,7 +128,7 @@ class CitationRun:
         default marker whose source depends on the model's order is left out (logged),
         never guessed. `this_run=False`: the adapter announces this run's calls in the
         model's order (`call_made`)."""
-        self._ledger.order_unknown(this_run=this_run)
+        self._ledger.by_emitter(announced=not this_run)
 
     def call_made(self, tool_call_id: str, tool_name: str) -> None:
         """The model issued a call: calls announced in the order it issued them number
