@@ -1,6 +1,6 @@
 """Citations for an AG-UI stream in its SSE wire form, one body chunk at a time.
 
-Each whole `data:` event is read into an `ag_ui.core` event and fed to the run's
+Each whole `data:` event is read into an `ag_ui.core` event and pushed to the response's
 `CitationStream`; the event leaves as the bytes it came in as (its `id:`, `event:` lines
 and spacing kept), after the citation events due before it, which are encoded here by
 `ag_ui.encoder.EventEncoder`.
@@ -16,9 +16,7 @@ from ag_ui.core import BaseEvent, Event
 from ag_ui.encoder import EventEncoder
 from pydantic import TypeAdapter
 
-from ..plugins.numbered import ACTIVE_RUN
-from ..run import CitationRun
-from .engine import CitationStream
+from .citation_stream import CitationStream
 
 __all__ = ["SSECitations"]
 
@@ -39,8 +37,8 @@ MAX_PENDING_BYTES = 64 * 1024 * 1024
 
 
 class SSECitations:
-    """Cites one response's SSE body: `feed` each chunk, send what it returns, then `end`.
-    `question_id`: the id of the run's question (`CitationStream`).
+    """Cites one response's SSE body through `stream`: `feed` each chunk, send what it
+    returns, then `end`.
 
     An event that does not read as an AG-UI event flows on as it came, and citations are
     off for the rest of the response (logged once): its text could be part of an answer.
@@ -50,8 +48,8 @@ class SSECitations:
 
     __slots__ = ("_cr", "_encoder", "_held", "_size", "_stream", "_tail", "_where")
 
-    def __init__(self, run: CitationRun, where: str, question_id: str | None = None) -> None:
-        self._stream: CitationStream | None = CitationStream(run, question_id=question_id)
+    def __init__(self, stream: CitationStream, where: str) -> None:
+        self._stream: CitationStream | None = stream
         self._encoder = EventEncoder()
         self._held: list[bytes] = []  # the start of an event whose end has not arrived
         self._size = 0  # bytes held
@@ -81,7 +79,7 @@ class SSECitations:
         stream, self._stream = self._stream, None
         if stream is not None:
             try:
-                out.extend([self._encoded(event) async for event in stream.close()])
+                out.extend([self._encoded(event) async for event in stream.finish()])
             except Exception:
                 logger.exception("moca_agui: no citations sent for %s", self._where)
         out.append(self._released())
@@ -91,7 +89,7 @@ class SSECitations:
         """Stop citing (the response was cut off or failed)."""
         stream, self._stream = self._stream, None
         if stream is not None:
-            stream.stop()
+            stream.close()
 
     def _released(self) -> bytes:
         held = b"".join(self._held)
@@ -154,14 +152,11 @@ class SSECitations:
                 self._off("it cannot read the event %.200r", data)
             else:
                 try:
-                    if stream.feed(parsed):
-                        out.extend([self._encoded(sent) async for sent in stream.flush()])
-                    if stream.carries_sources:  # a snapshot: its answers carry citations
-                        carrying = await stream.with_sources(parsed)
-                        if carrying is not parsed:
-                            event = _with_data(event, carrying)
-                    if ACTIVE_RUN.get() is not stream.run:  # a new run began in this response
-                        ACTIVE_RUN.set(stream.run)
+                    sent = stream.push(parsed)
+                    *due, last = sent if isinstance(sent, tuple) else [e async for e in sent]
+                    out.extend([self._encoded(extra) for extra in due])
+                    if last is not parsed:  # a snapshot: its answers carry citations
+                        event = _with_data(event, last)
                 except Exception:
                     logger.exception(
                         "moca_agui: citations off for %s; the stream flows on", self._where
