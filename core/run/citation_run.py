@@ -272,11 +272,6 @@ class CitationRun:
             raise TypeError(f"a text delta must be a str, not {type(delta).__name__}")
         self._messages.parts(message_id).append(delta)
 
-    def _text_parts(self, message_id: str) -> list[str]:
-        """The list of a message's text parts: appending a str to it adds text. Core's
-        stream engine only (its fast path for text deltas); drivers call `add_text`."""
-        return self._messages.parts(message_id)
-
     def text_of(self, message_id: str) -> str:
         """The whole text of a message so far."""
         return self._messages.text(message_id)
