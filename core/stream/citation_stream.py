@@ -12,6 +12,7 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from contextvars import Token
 from types import TracebackType
+from typing import Any, TypeVar
 
 from ag_ui.core import BaseEvent, TextMessageContentEvent
 
@@ -24,10 +25,12 @@ __all__ = ["CitationStream", "Sent"]
 logger = logging.getLogger("moca_agui")
 
 
+#: What a driver pushes: an `ag_ui.core` event, or the wire dict of a text delta.
+Pushed = TypeVar("Pushed", BaseEvent, dict[str, Any])
 #: What `CitationStream.push` returns: the events to send, in order, as a tuple when none
 #: had to be waited for (most events), else as an async iterator that yields each as soon
 #: as it is made (a citation event may wait for a lookup; the one before it need not).
-Sent = tuple[BaseEvent, ...] | AsyncIterator[BaseEvent]
+Sent = tuple[Pushed | BaseEvent, ...] | AsyncIterator[Pushed | BaseEvent]
 
 
 class CitationStream:
@@ -76,18 +79,26 @@ class CitationStream:
         """The stream's current run."""
         return self._citing.run
 
-    def push(self, event: BaseEvent) -> Sent:
+    def push(self, event: Pushed) -> Sent[Pushed]:
         """What to send for the stream's next event (`Sent`): the citation events due
-        before it, then the event (a snapshot, carrying its answers' citations)."""
-        if type(event) is TextMessageContentEvent:  # most of a stream: appended, nothing due
+        before it, then the event (a snapshot, carrying its answers' citations).
+
+        `event` is an `ag_ui.core` event, or a wire dict (camelCase) of a
+        TEXT_MESSAGE_CONTENT: a driver that reads the wire need not build the event."""
+        kind = type(event)
+        if kind is TextMessageContentEvent:  # most of a stream: appended, nothing due
             fields = event.__dict__
             message_id, delta = fields.get("message_id"), fields.get("delta")
-            if type(delta) is str and (
-                message_id is self._parts_of
-                or (type(message_id) is str and message_id == self._parts_of)
-            ):
-                self._parts.append(delta)
-                return (event,)
+        elif isinstance(event, dict) and event.get("type") == "TEXT_MESSAGE_CONTENT":
+            message_id, delta = event.get("messageId"), event.get("delta")
+        else:
+            message_id = delta = None
+        if type(delta) is str and (
+            message_id is self._parts_of
+            or (type(message_id) is str and message_id == self._parts_of)
+        ):
+            self._parts.append(delta)
+            return (event,)
         citing = self._citing
         due = citing.feed(event)
         self._parts_of, self._parts = citing.delta_path()
@@ -95,18 +106,19 @@ class CitationStream:
             return self._waited(event, due)
         return (event,)
 
-    async def _waited(self, event: BaseEvent, due: bool) -> AsyncIterator[BaseEvent]:
+    async def _waited(self, event: Pushed, due: bool) -> AsyncIterator[Pushed | BaseEvent]:
         citing = self._citing
+        sent: Pushed | BaseEvent = event
         try:
             if due:
                 async for extra in citing.flush():
                     yield extra
-            if citing.carries_sources:
-                event = await citing.with_sources(event)
+            if citing.carries_sources and isinstance(event, BaseEvent):
+                sent = await citing.with_sources(event)
         except Exception:
             logger.exception("moca_agui: citations off for %s; the stream flows on", self._where)
             citing.stop()
-        yield event
+        yield sent
 
     async def finish(self) -> AsyncIterator[BaseEvent]:
         """The stream ended: the citation events still due (an open chunked message ends)."""
@@ -116,6 +128,11 @@ class CitationStream:
         except Exception:
             logger.exception("moca_agui: no citations sent for %s", self._where)
             self._citing.stop()
+
+    def reads(self, kind: str) -> bool:
+        """Whether an event of type `kind` must be pushed now: one it would read nothing of
+        (and that closes nothing open) may be sent as it is, unparsed even."""
+        return self._citing.reads(kind)
 
     def close(self) -> None:
         """The stream ends here, whatever it held: nothing of the run stays running."""

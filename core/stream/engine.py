@@ -127,13 +127,23 @@ class Citing(StreamSink):
             return False
         self._settle()
         due = self._observe(event)
-        if self._alive and not self._follower.chunk and type(event) is TextMessageContentEvent:
-            message_id = event.__dict__.get("message_id")
+        if self._alive and not self._follower.chunk:
+            if type(event) is TextMessageContentEvent:
+                message_id = event.__dict__.get("message_id")
+            elif type(event) is dict and event.get("type") == "TEXT_MESSAGE_CONTENT":
+                message_id = event.get("messageId")
+            else:
+                return due
             if type(message_id) is str:  # the next deltas most likely go to its message
                 self._parts_of = self._pending_of = message_id
                 parts = self._pending
                 self._parts = self._reader(message_id, parts) if self._ahead else parts
         return due
+
+    def reads(self, kind: str) -> bool:
+        """Whether an event of type `kind` must be fed now (`Follower.reads`); none while
+        citations are off, but a new run's start."""
+        return kind == "RUN_STARTED" or (self._alive and self._follower.reads(kind))
 
     def _settle(self) -> None:
         """Hand the run the text deltas appended on the fast path, joined once."""
