@@ -9,10 +9,11 @@ CrewAI, ...): one line around the app, pure ASGI, no web framework needed.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from typing import Any, Unpack
+
+from pydantic_core import from_json
 
 from .options import CitationOptions, OptionKeywords, names
 from .run import CitationRun
@@ -230,7 +231,7 @@ class _Request:
         """The body read so far as a JSON object, or None."""
         if self._parsed is None:
             try:
-                body = json.loads(b"".join(self._body or ()))
+                body = from_json(b"".join(self._body or ()))  # once, at 2-3x json.loads' speed
             except (ValueError, RecursionError):
                 body = None
             self._parsed = (body if isinstance(body, dict) else None,)
