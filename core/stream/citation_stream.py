@@ -38,7 +38,7 @@ class CitationStream:
 
         stream = CitationStream(run)
         with stream.running():  # where the agent's tools run
-            for event in events:
+            async for event in events:
                 sent = stream.push(event)
                 if isinstance(sent, tuple):
                     send(*sent)
@@ -53,8 +53,9 @@ class CitationStream:
     a MESSAGES_SNAPSHOT carries its ended answers' citation values on their `metadata`,
     for a client that keeps messages, not events. `finish` gives those still due when the
     stream ends. `close()` when the stream is cut off (its client left): nothing of the
-    run stays running. `snapshot_text` and `question_id`: see `engine.Citing`; `where`
-    names the stream in log lines (e.g. "POST /agent").
+    run stays running. A driver that reads the wire asks `reads(type)` first: an event
+    it does not read may be sent unparsed. `snapshot_text` and `question_id`: see
+    `engine.Citing`; `where` names the stream in log lines (e.g. "POST /agent").
 
     A new RUN_STARTED in the same stream starts a new run (`run` names the current one).
     Never raises into the stream: a failure turns citations off for the run, logged.
