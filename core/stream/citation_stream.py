@@ -86,13 +86,15 @@ class CitationStream:
 
         `event` is an `ag_ui.core` event, or a wire dict (camelCase) of a
         TEXT_MESSAGE_CONTENT: a driver that reads the wire need not build the event."""
-        kind = type(event)
-        if kind is TextMessageContentEvent:  # most of a stream: appended, nothing due
-            fields = event.__dict__
-            message_id, delta = fields.get("message_id"), fields.get("delta")
-        elif isinstance(event, dict) and event.get("type") == "TEXT_MESSAGE_CONTENT":
-            message_id, delta = event.get("messageId"), event.get("delta")
-        else:
+        try:  # most of a stream: a text delta, appended, nothing due
+            if type(event) is TextMessageContentEvent:
+                fields = event.__dict__
+                message_id, delta = fields["message_id"], fields["delta"]
+            elif isinstance(event, dict) and event["type"] == "TEXT_MESSAGE_CONTENT":
+                message_id, delta = event["messageId"], event["delta"]
+            else:
+                message_id = delta = None
+        except KeyError:  # the engine says what is wrong
             message_id = delta = None
         if type(delta) is str and (
             message_id is self._parts_of

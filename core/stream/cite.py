@@ -70,8 +70,11 @@ async def cited(
             async for event in iterator:
                 sent = push(event)
                 if isinstance(sent, tuple):  # most events: nothing waited for
-                    for ready in sent:
-                        yield ready
+                    if len(sent) == 1:  # the event alone (no iterator made)
+                        yield sent[0]
+                    else:
+                        for ready in sent:
+                            yield ready
                 else:
                     async for made in sent:
                         yield made
