@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from weakref import WeakKeyDictionary
@@ -87,7 +87,7 @@ class _ChatStepContext:
             text = "".join(self.deltas)
             chunk = TextMessageChunkEvent(message_id=self.message_id, delta=text)
             sent = stream.push(chunk)  # a text chunk makes nothing due: nothing to send
-            if not isinstance(sent, tuple):
+            if isinstance(sent, AsyncIterator):
                 async for _ in sent:
                     pass
 

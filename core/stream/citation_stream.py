@@ -12,7 +12,7 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from contextvars import Token
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, TypeAlias, TypeVar
 
 from ag_ui.core import BaseEvent, TextMessageContentEvent
 
@@ -27,10 +27,10 @@ logger = logging.getLogger("moca_agui")
 
 #: What a driver pushes: an `ag_ui.core` event, or the wire dict of a text delta.
 Pushed = TypeVar("Pushed", BaseEvent, dict[str, Any])
-#: What `CitationStream.push` returns: the events to send, in order, as a tuple when none
-#: had to be waited for (most events), else as an async iterator that yields each as soon
-#: as it is made (a citation event may wait for a lookup; the one before it need not).
-Sent = tuple[Pushed | BaseEvent, ...] | AsyncIterator[Pushed | BaseEvent]
+#: What `CitationStream.push` returns: the event pushed itself when it is all there is to
+#: send (most events), else an async iterator of the events to send, in order, each as
+#: soon as it is made (a citation event may wait for a lookup; the one before it need not).
+Sent: TypeAlias = Pushed | AsyncIterator[Pushed | BaseEvent]
 
 
 class CitationStream:
@@ -40,8 +40,8 @@ class CitationStream:
         with stream.running():  # where the agent's tools run
             async for event in events:
                 sent = stream.push(event)
-                if isinstance(sent, tuple):
-                    send(*sent)
+                if sent is event:
+                    send(event)
                 else:
                     async for extra in sent:
                         send(extra)
@@ -101,13 +101,13 @@ class CitationStream:
             or (type(message_id) is str and message_id == self._parts_of)
         ):
             self._parts.append(delta)
-            return (event,)
+            return event
         citing = self._citing
         due = citing.feed(event)
         self._parts_of, self._parts = citing.delta_path()
         if due or citing.carries_sources:
             return self._waited(event, due)
-        return (event,)
+        return event
 
     async def _waited(self, event: Pushed, due: bool) -> AsyncIterator[Pushed | BaseEvent]:
         citing = self._citing

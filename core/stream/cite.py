@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterable, AsyncIterator, Callable
-from typing import TypeVar, Unpack
+from typing import TypeVar, Unpack, cast
 
 from ag_ui.core import BaseEvent, RunAgentInput
 
@@ -69,14 +69,10 @@ async def cited(
         with stream.running():
             async for event in iterator:
                 sent = push(event)
-                if isinstance(sent, tuple):  # most events: nothing waited for
-                    if len(sent) == 1:  # the event alone (no iterator made)
-                        yield sent[0]
-                    else:
-                        for ready in sent:
-                            yield ready
+                if sent is event:  # most events: nothing else to send
+                    yield event
                 else:
-                    async for made in sent:
+                    async for made in cast(AsyncIterator[BaseEvent], sent):
                         yield made
             async for made in stream.finish():
                 yield made

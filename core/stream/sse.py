@@ -160,13 +160,13 @@ class SSECitations:
                 out.append(event)  # nothing of it is read: not parsed
                 return
             try:
-                parsed = _delta(data) if kind == _TEXT_DELTA else _EVENT.validate_json(data)
+                parsed: Any = _delta(data) if kind == _TEXT_DELTA else _EVENT.validate_json(data)
             except ValueError:
                 self._off("it cannot read the event %.200r", data)
             else:
                 try:
                     sent = stream.push(parsed)
-                    *due, last = sent if isinstance(sent, tuple) else [e async for e in sent]
+                    *due, last = [parsed] if sent is parsed else [e async for e in sent]
                     out.extend([self._encoded(e) for e in due if isinstance(e, BaseEvent)])
                     if last is not parsed and isinstance(last, BaseEvent):  # a snapshot
                         event = _with_data(event, last)  # its answers carry citations
