@@ -1,9 +1,8 @@
 """`Citing`: the engine behind `CitationStream`, which every driver pushes events to.
 
-It follows the
-stream as the client reads it (`follow.Follower`), takes what the run needs from it
-(answer text, tool calls and results, snapshots), and says when the run's citation
-events are due: after each message's TEXT_MESSAGE_END, before RUN_FINISHED, never after
+It follows the stream as the client reads it (`follow.Follower`), takes what the run
+needs from it (answer text, tool calls and results, snapshots), and says when the run's
+citation events are due: after each message's TEXT_MESSAGE_END, before RUN_FINISHED, never after
 RUN_ERROR, and none for a message started and never ended.
 """
 
@@ -49,9 +48,8 @@ class Citing(StreamSink):
     this run, whose text the snapshot is the only carrier of (a model that does not
     stream); None: no snapshot carries text. `question_id`, the id of the run's question
     (the last user message the client sent; or what gives it, asked once, when a snapshot
-    names a user message): a
-    snapshot's assistant messages after it that the run has no text of are answers of this
-    run as well.
+    names a user message): a snapshot's assistant messages after it that the run has no
+    text of are answers of this run as well.
 
     A new RUN_STARTED in the same stream starts a new run with the same options (`run`
     names the current one; after a run that named sources it fails closed:
