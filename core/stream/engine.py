@@ -2,8 +2,8 @@
 
 It follows the stream as the client reads it (`follow.Follower`), takes what the run
 needs from it (answer text, tool calls and results, snapshots), and says when the run's
-citation events are due: after each message's TEXT_MESSAGE_END, before RUN_FINISHED, never after
-RUN_ERROR, and none for a message started and never ended.
+citation events are due: after each message's TEXT_MESSAGE_END, before RUN_FINISHED,
+never after RUN_ERROR, and none for a message started and never ended.
 """
 
 from __future__ import annotations
