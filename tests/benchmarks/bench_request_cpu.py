@@ -16,21 +16,29 @@ several rounds. Prints the median CPU per request of each service, what `cite` a
 middleware add to bare, the ratio of the two, and how many responses were wrong (not 200,
 no RUN_FINISHED, citations missing or present where they should not be).
 
-    python tests/benchmarks/bench_request_cpu.py [--quick]
+    python tests/benchmarks/bench_request_cpu.py [--quick] [--against REV]
+
+`--against REV` serves the same three from the package of git revision REV as well (its
+`core`, `adapters` and `examples/demo`, laid out as pyproject.toml maps them), loaded in
+the same rounds.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import shutil
 import statistics
+import subprocess
 import sys
-from collections.abc import Sequence
+import tempfile
+from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 import httpx
 from bench_thread import earlier_turn
-from workload import machine, serving, table
+from workload import ROOT, machine, serving, table
 
 from moca_agui.demo.model import DEMO_QUESTION
 from moca_agui.demo.server import run_input
@@ -51,6 +59,22 @@ def request_body(turns: int) -> dict[str, Any]:
 def wrong(name: str, status: int, body: bytes) -> bool:
     cited = b'"name":"moca.citations"' in body
     return status != 200 or b'"RUN_FINISHED"' not in body or cited != (name != "bare")
+
+
+@contextlib.contextmanager
+def package_at(revision: str) -> Iterator[str]:
+    """A folder holding the `moca_agui` package of git revision `revision`."""
+    with tempfile.TemporaryDirectory() as folder:
+        tree = Path(folder) / "tree"
+        tree.mkdir()
+        git = ["git", "-C", str(ROOT), "archive", revision, "core", "adapters", "examples/demo"]
+        archive = subprocess.run(git, capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+        package = Path(folder) / "moca_agui"
+        shutil.move(tree / "core", package)
+        shutil.move(tree / "adapters", package / "adapters")
+        shutil.move(tree / "examples" / "demo", package / "demo")
+        yield folder
 
 
 async def load(name: str, url: str, body: dict[str, Any], requests: int) -> tuple[float, int]:
@@ -78,39 +102,56 @@ async def load(name: str, url: str, body: dict[str, Any], requests: int) -> tupl
     return (after - before) / requests, failures
 
 
-def measure(urls: dict[str, str], turns: int, requests: int, rounds: int) -> list[str]:
+def measure(
+    urls: dict[tuple[str, str], str], turns: int, requests: int, rounds: int
+) -> list[list[str]]:
+    """One row per core: `urls` by (core, service)."""
     body = request_body(turns)
-    spent: dict[str, list[float]] = {name: [] for name in urls}
-    failures = 0
-    names = list(urls)
+    spent: dict[tuple[str, str], list[float]] = {key: [] for key in urls}
+    failures = dict.fromkeys(urls, 0)
+    keys = list(urls)
     for round_number in range(rounds):
-        turn = round_number % len(names)
-        for name in (*names[turn:], *names[:turn]):
-            per_request, wrong_ones = asyncio.run(load(name, urls[name], body, requests))
-            spent[name].append(per_request)
-            failures += wrong_ones
-    bare, cite, middleware = (statistics.median(spent[name]) * 1e3 for name in SERVICES)
-    return [
-        f"{turns} turns" if turns else "none",
-        f"{bare:.2f}",
-        f"{cite:.2f}",
-        f"{middleware:.2f}",
-        f"{cite - bare:.2f}",
-        f"{middleware - bare:.2f}",
-        f"**{(middleware - bare) / (cite - bare):.2f}x**",
-        f"{rounds * requests * len(urls):,}",
-        str(failures),
-    ]
+        turn = round_number % len(keys)
+        for key in (*keys[turn:], *keys[:turn]):
+            per_request, wrong_ones = asyncio.run(load(key[1], urls[key], body, requests))
+            spent[key].append(per_request)
+            failures[key] += wrong_ones
+    rows = []
+    for core in dict.fromkeys(core for core, _ in keys):
+        bare, cite, middleware = (statistics.median(spent[core, s]) * 1e3 for s in SERVICES)
+        rows.append(
+            [
+                f"{turns} turns" if turns else "none",
+                core,
+                f"{bare:.2f}",
+                f"{cite:.2f}",
+                f"{middleware:.2f}",
+                f"{cite - bare:.2f}",
+                f"{middleware - bare:.2f}",
+                f"**{(middleware - bare) / (cite - bare):.2f}x**",
+                f"{rounds * requests * len(SERVICES):,}",
+                str(sum(failures[core, s] for s in SERVICES)),
+            ]
+        )
+    return rows
 
 
 def main(argv: Sequence[str]) -> None:
     quick = "--quick" in argv
+    against = argv[argv.index("--against") + 1] if "--against" in argv else None
     requests, rounds = (200, 3) if quick else (1_000, 5)
     with contextlib.ExitStack() as stack:
+        cores: dict[str, dict[str, str]] = {"this commit": {}}
+        if against:
+            cores[f"at {against}"] = {"PYTHONPATH": stack.enter_context(package_at(against))}
         urls = {
-            name: stack.enter_context(serving(f"http_apps:{app}")) for name, app in SERVICES.items()
+            (core, name): stack.enter_context(serving(f"http_apps:{app}", **env))
+            for core, env in cores.items()
+            for name, app in SERVICES.items()
         }
-        rows = [measure(urls, turns, requests, rounds) for turns in (0, THREAD_TURNS)]
+        rows = [
+            row for turns in (0, THREAD_TURNS) for row in measure(urls, turns, requests, rounds)
+        ]
     print("## 15. CPU per request: bare, `cite` and the middleware\n")
     print(machine() + "\n")
     print(
@@ -119,7 +160,7 @@ def main(argv: Sequence[str]) -> None:
         f"round, {rounds} rounds; the median over rounds of each server process's CPU "
         "per request:\n"
     )
-    header = ["thread", "bare (ms)", "cite (ms)", "middleware (ms)", "cite adds (ms)"]
+    header = ["thread", "core", "bare (ms)", "cite (ms)", "middleware (ms)", "cite adds (ms)"]
     header += ["middleware adds (ms)", "middleware / cite added", "requests", "wrong"]
     print(table(header, rows))
 
