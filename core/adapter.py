@@ -26,8 +26,8 @@ from .records.extract import MAX_RESULT_CHARS, CompactResult, ReaderItem
 from .records.references import Mention
 from .records.schema import InvalidRecord, as_record
 from .run import CitationRun
+from .stream.citation_stream import CitationStream
 from .stream.cite import cited, tap
-from .stream.engine import CitationStream
 
 __all__ = [
     "MAX_RESULT_CHARS",

@@ -93,15 +93,17 @@ class CitationRun:
 
     @staticmethod
     def current() -> CitationRun | None:
-        """The run active in this context (`active`), if any: numbered tools number into it."""
-        run = ACTIVE_RUN.get()
+        """The run active in this context (`active`, or the current run of the stream
+        whose `running()` is entered), if any: numbered tools number into it."""
+        active = ACTIVE_RUN.get()
+        run = active if isinstance(active, CitationRun) else getattr(active, "run", None)
         return run if isinstance(run, CitationRun) else None
 
     @contextlib.contextmanager
     def active(self) -> Iterator[CitationRun]:
         """Make this the run numbered tools number into, in this context and the tasks and
-        threads started from it, while the block runs. `cite` does it while the stream
-        it wraps makes each event; an adapter that runs tools elsewhere does it there."""
+        threads started from it, while the block runs. For a run with no stream of its
+        own; a driver enters its stream's `CitationStream.running()` instead."""
         token = ACTIVE_RUN.set(self)
         try:
             yield self
@@ -267,11 +269,6 @@ class CitationRun:
         if delta.__class__ is not str:
             raise TypeError(f"a text delta must be a str, not {type(delta).__name__}")
         self._messages.parts(message_id).append(delta)
-
-    def _text_parts(self, message_id: str) -> list[str]:
-        """The list of a message's text parts: appending a str to it adds text. Core's
-        stream engine only (its fast path for text deltas); drivers call `add_text`."""
-        return self._messages.parts(message_id)
 
     def text_of(self, message_id: str) -> str:
         """The whole text of a message so far."""
