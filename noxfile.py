@@ -447,7 +447,7 @@ def bench(session: nox.Session) -> None:
     _npm_ci(session)  # benchmark 13 renders <MocaSources> with the npm package
     for name in (
         "stream", "http", "scaling", "memory", "event_size", "capture", "frameworks", "asgi",
-        "instructions", "latency", "thread", "big_event", "render", "hostile",
+        "instructions", "latency", "thread", "big_event", "render", "hostile", "request_cpu",
     ):  # fmt: skip
         session.run("python", f"tests/benchmarks/bench_{name}.py", *session.posargs)
 

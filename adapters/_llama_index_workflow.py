@@ -5,11 +5,12 @@ citations are made inside the workflow, where its steps see what the wire does n
 
 - `handle_tool_call` sees each tool's raw output; `aggregate_tool_calls` captures them
   in the order the chat history (what the model reads) lists them;
-- `chat` streams the answer: a view of its Context records the TEXT_MESSAGE_CHUNKs
-  it writes, and `_snapshot_messages` gives the new assistant message the streamed id,
-  so every MESSAGES_SNAPSHOT after it agrees with the stream;
-- the step that ends the run writes the `moca.citations` events its `CitationStream`
-  (fed each chunk) has due when the run's text ends; the router sends RUN_FINISHED after.
+- `chat` streams the answer: a view of its Context records the text it writes (pushed
+  to the run's `CitationStream` when the step returns), and `_snapshot_messages` gives
+  the new assistant message the streamed id, so every MESSAGES_SNAPSHOT after it agrees
+  with the stream; the tool steps run in the stream's `running()`;
+- the step that ends the run writes the `moca.citations` events its stream gives when
+  the run's text ends (`finish`); the router sends RUN_FINISHED after.
 
 State belongs to one run: it is keyed by the run's state store (`ctx.store`, one per
 run), held weakly so it goes with the run. Steps run as tasks on one event loop and
@@ -18,23 +19,15 @@ touch it only in synchronous code, so their concurrent workers never interleave.
 
 from __future__ import annotations
 
-import ast
 import contextlib
-import json
 import logging
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from weakref import WeakKeyDictionary
 
-from ag_ui.core import CustomEvent
-from llama_index.core.base.response.schema import (
-    AsyncStreamingResponse,
-    PydanticResponse,
-    Response,
-    StreamingResponse,
-)
+from ag_ui.core import CustomEvent, TextMessageChunkEvent
 from llama_index.core.llms import ChatMessage
 from llama_index.core.tools import ToolOutput
 from llama_index.core.workflow import Context, StopEvent, step
@@ -51,14 +44,16 @@ from llama_index.protocols.ag_ui.events import (  # type: ignore[import-untyped]
 )
 
 from moca_agui import CitationOptions
-from moca_agui.adapter import MAX_RESULT_CHARS, CitationRun, CitationStream
+from moca_agui.adapter import CitationRun, CitationStream
+
+from ._llama_index_results import reader_result
+from ._llama_index_thread import thread_read
 
 __all__ = ["CitingWorkflow"]
 
 logger = logging.getLogger("moca_agui")
 
 _RUNS = "_moca_agui_runs"
-_RESPONSES = (Response, StreamingResponse, AsyncStreamingResponse, PydanticResponse)
 
 
 @dataclass(slots=True)
@@ -73,21 +68,28 @@ class _RunState:
 class _ChatStepContext:
     """The Context one `chat` step sees: forwards everything, records the text it streams."""
 
-    __slots__ = ("_ctx", "_stream", "message_id")
+    __slots__ = ("_ctx", "deltas", "message_id")
 
-    def __init__(self, ctx: Context, stream: CitationStream) -> None:
+    def __init__(self, ctx: Context) -> None:
         self._ctx = ctx
-        self._stream = stream
         self.message_id: str | None = None  # the id of the text this step streamed
+        self.deltas: list[str] = []
 
     def write_event_to_stream(self, ev: Any) -> None:
         self._ctx.write_event_to_stream(ev)
         if isinstance(ev, TextMessageChunkWorkflowEvent) and ev.message_id and ev.delta:
-            try:
-                self.message_id = ev.message_id
-                self._stream.feed(ev)
-            except Exception:
-                logger.exception("moca_agui: could not record streamed text")
+            self.message_id = ev.message_id
+            self.deltas.append(ev.delta)
+
+    async def push_text(self, stream: CitationStream) -> None:
+        """Hand `stream` the text this step streamed, as the one chunk of its message."""
+        if self.message_id is not None:
+            text = "".join(self.deltas)
+            chunk = TextMessageChunkEvent(message_id=self.message_id, delta=text)
+            sent = stream.push(chunk)  # a text chunk makes nothing due: nothing to send
+            if isinstance(sent, AsyncIterator):
+                async for _ in sent:
+                    pass
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._ctx, name)
@@ -114,7 +116,9 @@ class CitingWorkflow(AGUIChatWorkflow):  # type: ignore[misc]
         if state is None:
             return await super().chat(ctx, ev)
         with _ended_if_broken(self, ctx, state):
-            result = await super().chat(_ChatStepContext(ctx, state.stream), ev)
+            step_ctx = _ChatStepContext(ctx)
+            result = await super().chat(step_ctx, ev)
+            await step_ctx.push_text(state.stream)
             if isinstance(result, StopEvent):
                 await _send_citations(self, ctx, state)
         return result
@@ -125,7 +129,7 @@ class CitingWorkflow(AGUIChatWorkflow):  # type: ignore[misc]
         if state is None:
             plain: ToolCallResultEvent = await super().handle_tool_call(ctx, ev)
             return plain
-        with _ended_if_broken(self, ctx, state), state.stream.run.active():
+        with _ended_if_broken(self, ctx, state), state.stream.running():
             result: ToolCallResultEvent = await super().handle_tool_call(ctx, ev)  # numbered
         state.outputs[result.tool_call_id] = (result.tool_name, result.tool_output)
         return result
@@ -176,70 +180,13 @@ def _runs(workflow: CitingWorkflow) -> WeakKeyDictionary[Any, _RunState]:
 def _start_run(workflow: CitingWorkflow, ctx: Context, ev: InputEvent) -> _RunState | None:
     try:
         run = CitationRun(workflow.moca_agui_options)
-        run.read_history(_thread(ev.input_data.messages or ()))  # the thread the client sent
+        run.read_history(thread_read(ev.input_data.messages or ()))  # the thread the client sent
         state = _RunState(CitationStream(run))
         _runs(workflow)[ctx.store] = state
         return state
     except Exception:
         logger.exception("moca_agui: citations off for this run; the answer is unchanged")
         return None
-
-
-def _thread(messages: Iterable[Any]) -> list[Any]:
-    """The thread the client sent, as the model read it: each tool result as the value
-    the tool returned, each assistant message's calls in the order of their results.
-
-    LlamaIndex writes a tool's output into its MESSAGES_SNAPSHOT as `str()` of it: a dict's
-    Python repr (single quotes, True, None), not JSON, which the client sends back as the
-    tool message's content, and the core reads only JSON. Such a content is read back with
-    `ast.literal_eval` (literals only, never code).
-
-    The snapshot lists a model response's results in the order they finished, the order
-    its model read them in then and reads them in now; the calls, in the order the model
-    issued them. The core would take a thread whose results and calls disagree as read in
-    an order not known, so the calls are listed here in the order of their results.
-
-    The client's messages are not changed: a message read differently is replaced by a
-    wire dict in the list handed to `read_history`.
-    """
-    messages = list(messages)
-    answered: dict[object, int] = {}  # call id -> the place of its first result
-    for n, message in enumerate(messages):
-        if getattr(message, "role", None) == "tool":
-            answered.setdefault(getattr(message, "tool_call_id", None), n)
-    thread: list[Any] = []
-    for message in messages:
-        role, content = getattr(message, "role", None), getattr(message, "content", None)
-        calls = getattr(message, "tool_calls", None) if role == "assistant" else None
-        if calls:
-            in_read_order = sorted(calls, key=lambda c: answered.get(c.id, len(messages)))
-            thread.append({"role": "assistant", "toolCalls": in_read_order})
-            continue
-        value = _literal(content) if role == "tool" else content
-        if value is content:
-            thread.append(message)
-        else:
-            tool_call_id = getattr(message, "tool_call_id", None)
-            thread.append({"role": "tool", "toolCallId": tool_call_id, "content": value})
-    return thread
-
-
-def _literal(content: object) -> object:
-    """A tool message's content that is a dict's or a list's JSON or Python repr, as its
-    value (parsed once: JSON fails on a repr at its first quote); anything else (text,
-    content parts, what neither reads) as it is."""
-    if not isinstance(content, str) or len(content) > MAX_RESULT_CHARS:
-        return content
-    if not content.startswith(("{", "[")):  # str() of a dict or a list; a text stays text
-        return content
-    try:
-        return json.loads(content)  # a numbered tool's view, a tool that returns JSON text
-    except (ValueError, RecursionError):
-        pass
-    try:
-        return ast.literal_eval(content)
-    except (ValueError, SyntaxError, RecursionError, MemoryError, TypeError):
-        return content
 
 
 @contextlib.contextmanager
@@ -250,7 +197,7 @@ def _ended_if_broken(workflow: CitingWorkflow, ctx: Context, state: _RunState) -
         yield
     except BaseException:
         _runs(workflow).pop(ctx.store, None)
-        state.stream.stop()
+        state.stream.close()
         raise
 
 
@@ -282,23 +229,11 @@ def _capture(state: _RunState, history: list[ChatMessage]) -> None:
 async def _send_citations(workflow: CitingWorkflow, ctx: Context, state: _RunState) -> None:
     try:
         _runs(workflow).pop(ctx.store, None)
-        async for event in state.stream.close():  # its citation events, CUSTOM all
+        async for event in state.stream.finish():  # its citation events, CUSTOM all
             if isinstance(event, CustomEvent):
                 ctx.write_event_to_stream(CustomWorkflowEvent(name=event.name, value=event.value))
     except Exception:
         logger.exception("moca_agui: no citations sent for this run; the answer is unchanged")
-
-
-def reader_result(output: ToolOutput) -> object:
-    """What a LlamaIndex tool returned, as the Reader handed it over.
-
-    A function tool's return value as is; a query engine's response as its source nodes
-    and a retriever's as its nodes, whose `metadata["moca_citation"]` holds the record.
-    """
-    raw = output.raw_output
-    if isinstance(raw, _RESPONSES):
-        return raw.source_nodes
-    return raw
 
 
 def _name_message(message: ChatMessage, streamed_id: str | None) -> None:

@@ -35,8 +35,8 @@ from .records.thread import ThreadMessage, calls_message, result_message, turn_m
 from .run import CitationRun
 from .run.feed import RunFeed
 from .run.registry import RunRegistry
+from .stream.citation_stream import CitationStream
 from .stream.cite import cited, tap
-from .stream.engine import CitationStream
 
 __all__ = [
     "MAX_RESULT_CHARS",

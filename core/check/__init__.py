@@ -7,12 +7,14 @@ reads the SSE answer. One line per finding names the event (0-based index in the
 the spec section and rule, and what is wrong. Exit 0: no errors (warnings allowed);
 1: errors; 2: the source cannot be read.
 
-Three jobs, one module each: reading a source (`_source`), the rules (`_rules`), the
-command (`_command`). The stream is followed as `cite` and `moca_agui.client` follow it.
+One job a module: reading a source (`_source`), reading its stream into runs
+(`_reading`), the rules (`_rules`), their findings (`_findings`), the command
+(`_command`). The stream is followed as `cite` and `moca_agui.client` follow it.
 """
 
 from ._command import add_arguments, run
-from ._rules import Finding, Level, check_events
+from ._findings import Finding, Level
+from ._rules import check_events
 from ._source import SourceError, parse_stream, read_source
 
 __all__ = [

@@ -1,10 +1,11 @@
 """`numbered`: Reader tools whose results show the model each source's run-wide marker.
 
-A numbered tool asks the run it is called in (`CitationRun.active`, which `cite` and the
-adapters enter while the agent runs) to number its result as it is produced, and returns
-what the model reads: the result's sources, each beside its marker. The run captures the
-result itself, exactly as the Reader produced it, and its marker table is those numbers,
-so `[n]` in the answer names what the model was shown as `[n]`, whatever the schedule.
+A numbered tool asks the run it is called in (`CitationStream.running`, which `cite`, the
+middleware and the adapters enter while the agent runs) to number its result as it is
+produced, and returns what the model reads: the result's sources, each beside its
+marker. The run captures the result itself, exactly as the Reader produced it, and its
+marker table is those numbers, so `[n]` in the answer names what the model was shown as
+`[n]`, whatever the schedule.
 """
 
 from __future__ import annotations
@@ -22,14 +23,15 @@ logger = logging.getLogger("moca_agui")
 
 
 class NumberingRun(Protocol):
-    """A run that numbers Reader results (`moca_agui.adapter.CitationRun`)."""
+    """What numbers Reader results: a stream's current run (`CitationStream`), or a run
+    itself (`CitationRun`)."""
 
     def numbered(self, tool_name: str, result: object) -> object: ...
 
 
-#: The run whose agent is running in this context: numbered tools number into it. Set by
-#: `CitationRun.active` and by `cite` while the stream it wraps makes each event; per
-#: context, so concurrent runs never see each other's.
+#: What numbers the results of the agent running in this context. Set by
+#: `CitationStream.running` (or `CitationRun.active`); per context, so concurrent runs
+#: never see each other's.
 ACTIVE_RUN: ContextVar[NumberingRun | None] = ContextVar("moca_agui_active_run", default=None)
 
 

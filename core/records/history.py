@@ -16,22 +16,30 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
+from .order import LISTED_OUT_OF_ORDER, CallOrder, listed_out_of_order
+
 __all__ = ["EarlierResult", "earlier_results", "kept_then_answers", "kept_then_sent"]
+
+#: The order of a turn whose results the thread lists in their calls' order (the order
+#: the results are given in), and of one it lists out of it.
+_IN_CALL_ORDER = CallOrder()
+_LISTED = CallOrder(unknown=LISTED_OUT_OF_ORDER)
 
 
 class EarlierResult(NamedTuple):
     """One tool result of the thread: the tool, its call's id, its content, the turn it
-    was read in, and whether the order of that turn's results is known.
+    was read in, and the order of that turn's calls.
 
     `turn` is the turn of its call (how many user messages came before it); turns whose
-    results the thread lists out of their calls' order count as one, the first of them.
+    results the thread lists out of their calls' order count as one, the first of them,
+    whose order is not known.
     """
 
     tool_name: str
     call_id: str
     content: object
     turn: int
-    order_known: bool
+    order: CallOrder
 
 
 def earlier_results(
@@ -56,21 +64,23 @@ def earlier_results(
     answered: list[str] = []  # call ids, in the order the thread gives their results
     turn = 0
     for message in messages:
-        role = _field(message, "role", "role")
+        role = _field_any_case(message, "role", "role")
         if role is None:
             raise ValueError(f"the thread holds an item that is no message: {message!r:.80}")
         if role == "user":
             turn += 1
         elif role == "assistant":
-            for call in _field(message, "tool_calls", "toolCalls") or ():
-                call_id = _field(call, "id", "id")
-                name = _field(_field(call, "function", "function"), "name", "name")
+            for call in _field_any_case(message, "tool_calls", "toolCalls") or ():
+                call_id = _field_any_case(call, "id", "id")
+                name = _field_any_case(
+                    _field_any_case(call, "function", "function"), "name", "name"
+                )
                 if isinstance(call_id, str) and isinstance(name, str):
                     calls.append((call_id, name, turn))
         elif role == "tool":
-            call_id = _field(message, "tool_call_id", "toolCallId")
+            call_id = _field_any_case(message, "tool_call_id", "toolCallId")
             if isinstance(call_id, str) and call_id not in contents:
-                contents[call_id] = _field(message, "content", "content")
+                contents[call_id] = _field_any_case(message, "content", "content")
                 answered.append(call_id)
     results: list[tuple[str, str, int]] = []
     seen: set[str] = set()
@@ -78,12 +88,14 @@ def earlier_results(
         if call_id in contents and call_id not in seen:
             seen.add(call_id)
             results.append((call_id, name, call_turn))
-    merged = _turns_read_out_of_order(
+    read_as = listed_out_of_order(
         [(call_id, call_turn) for call_id, name, call_turn in results if counts(name)], answered
     )
     return [
-        EarlierResult(name, call_id, contents[call_id], *merged.get(call_turn, (call_turn, True)))
-        for call_id, name, call_turn in results
+        EarlierResult(name, call_id, contents[call_id], read_as[turn], _LISTED)
+        if turn in read_as
+        else EarlierResult(name, call_id, contents[call_id], turn, _IN_CALL_ORDER)
+        for call_id, name, turn in results
     ]
 
 
@@ -94,20 +106,22 @@ def kept_then_sent(kept: Iterable[object], sent: Iterable[object]) -> list[objec
     passed over, as are a sent assistant message's calls whose ids it holds and a sent
     tool message answering a call whose result it holds."""
     thread = list(kept)
-    ids = {_field(message, "id", "id") for message in thread} - {None}
+    ids = {_field_any_case(message, "id", "id") for message in thread} - {None}
     calls, answered = _calls_and_answers(thread)
     for message in sent:
-        if _field(message, "id", "id") in ids:
+        if _field_any_case(message, "id", "id") in ids:
             continue
-        role = _field(message, "role", "role")
+        role = _field_any_case(message, "role", "role")
         if role == "assistant":
             own = [
                 call
-                for call in _field(message, "tool_calls", "toolCalls") or ()
-                if _field(call, "id", "id") not in calls
+                for call in _field_any_case(message, "tool_calls", "toolCalls") or ()
+                if _field_any_case(call, "id", "id") not in calls
             ]
             thread.append({"role": "assistant", "toolCalls": own})
-        elif role != "tool" or _field(message, "tool_call_id", "toolCallId") not in answered:
+        elif (
+            role != "tool" or _field_any_case(message, "tool_call_id", "toolCallId") not in answered
+        ):
             thread.append(message)
     return thread
 
@@ -123,8 +137,8 @@ def kept_then_answers(kept: Iterable[object], sent: Iterable[object]) -> list[ob
     calls, answered = _calls_and_answers(thread)
     open_calls = calls - answered - {None}
     for message in sent:
-        call_id = _field(message, "tool_call_id", "toolCallId")
-        if _field(message, "role", "role") == "tool" and call_id in open_calls:
+        call_id = _field_any_case(message, "tool_call_id", "toolCallId")
+        if _field_any_case(message, "role", "role") == "tool" and call_id in open_calls:
             open_calls.discard(call_id)
             thread.append(message)
     return thread
@@ -136,44 +150,18 @@ def _calls_and_answers(thread: list[object]) -> tuple[set[object], set[object]]:
     calls: set[object] = set()
     answered: set[object] = set()
     for message in thread:
-        role = _field(message, "role", "role")
+        role = _field_any_case(message, "role", "role")
         if role == "assistant":
-            for call in _field(message, "tool_calls", "toolCalls") or ():
-                calls.add(_field(call, "id", "id"))
+            for call in _field_any_case(message, "tool_calls", "toolCalls") or ():
+                calls.add(_field_any_case(call, "id", "id"))
         elif role == "tool":
-            answered.add(_field(message, "tool_call_id", "toolCallId"))
+            answered.add(_field_any_case(message, "tool_call_id", "toolCallId"))
     return calls, answered
 
 
-def _turns_read_out_of_order(
-    calls: list[tuple[str, int]], answered: list[str]
-) -> dict[int, tuple[int, bool]]:
-    """turn -> (the first turn it counts as one with, False) for the turns of `calls`
-    (call id, turn, in the order issued) whose results `answered` (call ids, in the
-    thread's order) lists out of that order: a result listed after a later call's counts
-    as one turn with every turn from its own to that call's."""
-    place = {call_id: n for n, (call_id, _) in enumerate(calls)}
-    spans: list[tuple[int, int]] = []
-    latest = -1  # the place of the latest call whose result was listed so far
-    for call_id in answered:
-        at = place.get(call_id)
-        if at is None:
-            continue
-        if at < latest:
-            spans.append((calls[at][1], calls[latest][1]))
-        else:
-            latest = at
-    joined: list[list[int]] = []  # [first turn, last turn] of each set of turns read as one
-    for low, high in sorted(spans):
-        if joined and low <= joined[-1][1]:
-            joined[-1][1] = max(joined[-1][1], high)
-        else:
-            joined.append([low, high])
-    return {turn: (low, False) for low, high in joined for turn in range(low, high + 1)}
-
-
-def _field(value: Any, name: str, wire_name: str) -> Any:
-    """A field of an `ag_ui.core` model (snake_case) or of a wire dict (camelCase)."""
+def _field_any_case(value: Any, name: str, wire_name: str) -> Any:
+    """A field of an `ag_ui.core` model (snake_case), or of a dict under its wire name
+    (camelCase), else under its snake_case name (`follow._field` reads the wire name only)."""
     if isinstance(value, dict):
         return value.get(wire_name, value.get(name))
     return getattr(value, name, None)

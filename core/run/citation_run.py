@@ -82,9 +82,7 @@ class CitationRun:
             run._ledger.thread_unread()
         elif self._ledger.entries() or self._ledger.shows_markers:
             run.thread_unreadable("an earlier run in this stream named sources")
-        this_run, thread = self._ledger.order_known
-        if not thread:
-            run.calls_out_of_order(this_run=not this_run)
+        run._ledger.after(self._ledger.order())  # the same emitter: its calls' order as known
         return run
 
     # -- what the run read -------------------------------------------------------------
@@ -95,15 +93,17 @@ class CitationRun:
 
     @staticmethod
     def current() -> CitationRun | None:
-        """The run active in this context (`active`), if any: numbered tools number into it."""
-        run = ACTIVE_RUN.get()
+        """The run active in this context (`active`, or the current run of the stream
+        whose `running()` is entered), if any: numbered tools number into it."""
+        active = ACTIVE_RUN.get()
+        run = active if isinstance(active, CitationRun) else getattr(active, "run", None)
         return run if isinstance(run, CitationRun) else None
 
     @contextlib.contextmanager
     def active(self) -> Iterator[CitationRun]:
         """Make this the run numbered tools number into, in this context and the tasks and
-        threads started from it, while the block runs. `cite` does it while the stream
-        it wraps makes each event; an adapter that runs tools elsewhere does it there."""
+        threads started from it, while the block runs. For a run with no stream of its
+        own; a driver enters its stream's `CitationStream.running()` instead."""
         token = ACTIVE_RUN.set(self)
         try:
             yield self
@@ -130,7 +130,7 @@ class CitationRun:
         default marker whose source depends on the model's order is left out (logged),
         never guessed. `this_run=False`: the adapter announces this run's calls in the
         model's order (`call_made`)."""
-        self._ledger.order_unknown(this_run=this_run)
+        self._ledger.by_emitter(announced=not this_run)
 
     def call_made(self, tool_call_id: str, tool_name: str) -> None:
         """The model issued a call: calls announced in the order it issued them number
@@ -281,11 +281,6 @@ class CitationRun:
         if delta.__class__ is not str:
             raise TypeError(f"a text delta must be a str, not {type(delta).__name__}")
         self._messages.parts(message_id).append(delta)
-
-    def _text_parts(self, message_id: str) -> list[str]:
-        """The list of a message's text parts: appending a str to it adds text. Core's
-        stream engine only (its fast path for text deltas); drivers call `add_text`."""
-        return self._messages.parts(message_id)
 
     def text_of(self, message_id: str) -> str:
         """The whole text of a message so far."""

@@ -41,7 +41,13 @@ def calls_in_model_order(scope: Mapping[str, Any], endpoint: object) -> bool:
 class Hooks:
     """The plugin hooks as one run calls them, with its options."""
 
-    __slots__ = ("_hook", "_options", "_reader_tools", "builtin_marker_table")
+    __slots__ = (
+        "_builtin_references",
+        "_hook",
+        "_options",
+        "_reader_tools",
+        "builtin_marker_table",
+    )
 
     def __init__(self, options: CitationOptions) -> None:
         self._hook: Any = get_plugin_manager().hook
@@ -49,9 +55,10 @@ class Hooks:
         self._reader_tools: dict[str, bool] = {}
         #: Whether only the built-in plugin answers `moca_marker_table` (the run may then
         #: read its table marker by marker instead of asking for the whole of it).
-        self.builtin_marker_table: bool = all(
-            impl.plugin is builtin for impl in self._hook.moca_marker_table.get_hookimpls()
-        )
+        self.builtin_marker_table = _builtin_only(self._hook.moca_marker_table)
+        #: Whether only the built-in plugin finds references: it is then called directly
+        #: (the look-ahead asks once for each stretch of an answer naming a source).
+        self._builtin_references = _builtin_only(self._hook.moca_find_references)
 
     def is_reader_tool(self, tool_name: str) -> bool:
         """Whether results of `tool_name` are Reader results (asked once per name)."""
@@ -102,14 +109,24 @@ class Hooks:
         self, text: str, refs: AbstractSet[str], markers: Mapping[str, str]
     ) -> list[Mention]:
         """Every plugin's mentions in `text`, in the order they stand."""
-        found: list[Mention] = [
-            mention
-            for mentions in self._hook.moca_find_references(text=text, refs=refs, markers=markers)
-            if mentions
-            for mention in mentions
-        ]
+        if self._builtin_references:
+            found = builtin.moca_find_references(text, refs, markers)
+        else:
+            found = [
+                mention
+                for mentions in self._hook.moca_find_references(
+                    text=text, refs=refs, markers=markers
+                )
+                if mentions
+                for mention in mentions
+            ]
         found.sort(key=_start)
         return found
+
+
+def _builtin_only(caller: Any) -> bool:
+    """Whether the built-in plugin is the only one implementing the hook `caller`."""
+    return all(impl.plugin is builtin for impl in caller.get_hookimpls())
 
 
 def _start(mention: Mention) -> int:

@@ -81,7 +81,7 @@ class Intake:
                 entry = Entry(item.ref) if isinstance(item, CompactResult) else entry_of(item)
                 if entry is not None:
                     entries.append((entry, marker))
-        self._ledger.add_earlier(entries, result.turn, in_order=result.order_known)
+        self._ledger.add_earlier(entries, result.turn, result.order)
 
     def numbered(self, tool_name: str, result: object) -> object:
         """What the model reads of a Reader result: each source beside its run-wide marker,

@@ -13,12 +13,11 @@ client sent them); this run's results of the same entry add theirs.
 Numbers shown to the model (`show`) are assigned as results are produced, after the
 highest the thread showed, and once the thread has shown any, they are its marker table.
 
-Some emitters send a model's parallel calls in an order of their own (as each finishes
-or starts): the order the model read one turn's results in is then not known
-(`order_unknown`), in this run or in the earlier turns the client recorded from such a
-wire, or in an earlier turn whose results the thread lists in another order than their
-calls (`add_earlier(in_order=False)`). An entry whose place may differ between the orders
-such a turn's results could have been read in has no known number (`unsure`).
+Each turn's order is a value (`records.order.CallOrder`): the thread's turns' as the
+thread gives it (`add_earlier`), this run's built as its calls are announced (`order`,
+`call_made`, `by_emitter`). An entry whose place may differ between the orders a turn's
+results could have been read in, where that order is not known, has no known number
+(`unsure`, a function of the turns).
 
 A thread that could not be read whole (`thread_unread`) leaves every number unknown: the
 model counted on from entries the run never saw, so no marker names a known source, and
@@ -36,6 +35,7 @@ from typing import Any
 
 from ..records.entry import Entry
 from ..records.numbering import marker_number, numbered_marker
+from ..records.order import CallOrder, Turn, TurnOrder, unsure
 from ..records.references import KnownRefs
 
 __all__ = ["Entry", "Ledger", "Seen"]
@@ -80,7 +80,6 @@ class Ledger:
     __slots__ = (
         "_by_marker",
         "_by_ref",
-        "_calls",
         "_counted",
         "_earlier",
         "_folded",
@@ -89,31 +88,26 @@ class Ledger:
         "_longest",
         "_next",
         "_order",
-        "_ordered",
         "_read",
         "_rebuild",
         "_results",
         "_seen",
         "_showed",
         "_shown",
-        "_thread_ordered",
+        "_thread_unknown",
+        "_turn",
         "_turns",
-        "_unordered_turns",
-        "_unsure",
         "version",
     )
 
     def __init__(self) -> None:
-        self._ordered = True  # whether this run's calls are announced in the model's order
-        self._thread_ordered = True  # and whether the thread holds earlier turns' so
+        self._turn = TurnOrder()  # the order of this run's calls
         self._read = True  # whether the thread was read whole (else no number is known)
         self._counted = True  # whether every result of this run was read (else its count)
-        self._calls: dict[str, int] = {}  # tool call id -> its place in the model's order
         self._earlier: list[Entry] = []  # the thread's entries, in the order the model read them
-        #: the thread's results, each as its entries, by turn (read only when an order is not known)
-        self._turns: dict[int, list[list[Entry]]] = {}
-        self._unordered_turns: set[int] = set()  # earlier turns read in an order not known
-        self._unsure: tuple[int, frozenset[Entry]] | None = None  # `unsure()`, at a version
+        #: the thread's turns, by turn: its order and its results, each as its entries
+        self._turns: dict[int, tuple[CallOrder, list[list[Entry]]]] = {}
+        self._thread_unknown: str | None = None  # why a turn's order in `_turns` is not known
         self._results: list[_Result] = []  # in arrival order
         self._next = 1  # the number the next entry shown gets
         self._shown: dict[Entry, str] = {}  # entry -> the marker the model was shown
@@ -131,13 +125,23 @@ class Ledger:
         self.version = 0  # bumped on every change
         self._lock = threading.Lock()  # numbered tools may run in worker threads
 
-    def order_unknown(self, *, this_run: bool) -> None:
-        """The thread holds its earlier turns' calls in an order of the emitter's, not
-        the model's; with `this_run`, this run's calls are announced in one too."""
+    def by_emitter(self, *, announced: bool) -> None:
+        """The emitter sends calls in an order of its own, so the thread holds its earlier
+        turns' calls so; `announced`: this run's are announced in the model's order all
+        the same (`TurnOrder.by_emitter`)."""
         with self._lock:
-            self._thread_ordered = False
-            self._ordered = self._ordered and not this_run
+            self._turn.by_emitter(announced=announced)
             self.version += 1
+
+    def after(self, ended: CallOrder) -> None:
+        """This run follows the turn of order `ended` in the same stream (`TurnOrder.after`)."""
+        with self._lock:
+            self._turn.after(ended)
+            self.version += 1
+
+    def order(self) -> CallOrder:
+        """The order of this run's calls, as announced so far."""
+        return self._turn.frozen()
 
     def thread_unread(self) -> None:
         """The thread could not be read whole: which source any number names is not known."""
@@ -162,33 +166,29 @@ class Ledger:
         """Whether the thread was read whole, so the numbers the model counted are known."""
         return self._read
 
-    @property
-    def order_known(self) -> tuple[bool, bool]:
-        """Whether the model's order is known: of this run's calls, of the thread's."""
-        return self._ordered, self._thread_ordered
-
     def call_made(self, call_id: str) -> None:
         """The model issued this call (calls are announced in the order it issued them)."""
         with self._lock:
-            if call_id not in self._calls:
-                self._calls[call_id] = len(self._calls)
+            if self._turn.call(call_id):
                 self.version += 1
 
     def add_earlier(
-        self, entries: list[tuple[Entry, str | None]], turn: int, *, in_order: bool
+        self, entries: list[tuple[Entry, str | None]], turn: int, order: CallOrder
     ) -> None:
         """One earlier result's entries, with the marker the model was shown beside each
-        (None: none), in the order the thread gives them; `turn`: the turn of its call;
-        `in_order`: whether the order that turn's results were read in is known.
+        (None: none), in the order the thread gives them; `turn`: the turn it was read
+        in, of the calls' `order`.
 
         Raises ValueError once this run showed a marker: it was numbered without the
         thread, so a number it showed may be one the thread gave another source."""
         if self._showed:
             raise ValueError("a numbered tool showed markers before the thread was read")
         with self._lock:
-            self._turns.setdefault(turn, []).append([entry for entry, _ in entries])
-            if not in_order:
-                self._unordered_turns.add(turn)
+            _, results = self._turns.setdefault(turn, (order, []))
+            results.append([entry for entry, _ in entries])
+            if not order.known:  # one result read out of order: the whole turn is
+                self._turns[turn] = (order, results)
+                self._thread_unknown = self._thread_unknown or order.unknown
             now = datetime.now(UTC)
             in_place = not self._results  # the thread comes first: appended as it is read
             self._rebuild = self._rebuild or not in_place
@@ -280,30 +280,27 @@ class Ledger:
         """The entries of `entries()` whose place may differ between the orders some
         turn's results could have been read in (none when every turn's order is known):
         the default marker of such an entry depends on an order no one knows."""
-        version = self.version
         self.entries()
-        if self._ordered and self._thread_ordered and not self._unordered_turns:
+        if self.unknown_order() is None:
             return frozenset()
-        cached = self._unsure
-        if cached is not None and cached[0] == version:
-            return cached[1]
-        earlier: list[list[list[Entry]]] = []
-        for turn, results in list(self._turns.items()):
-            if self._thread_ordered and turn not in self._unordered_turns:
-                earlier += [[result] for result in results]  # their order is known
-            else:
-                earlier.append(results)
+        turn = self._turn
+        thread = [Turn(turn.of_thread(known), results) for known, results in self._turns.values()]
         this_run = [[entry for entry, _, _ in r.items] for r in self._in_model_order()]
-        now = [[result] for result in this_run] if self._ordered else [this_run]
-        unsure = _unsure([*earlier, *now])
-        self._unsure = (version, unsure)
-        return unsure
+        return unsure([*thread, Turn(turn.frozen(), this_run)])
+
+    def unknown_order(self) -> str | None:
+        """Why the order the model read some turn's results in is not known (None: the
+        order of every turn it read is known)."""
+        turn = self._turn  # read as it stands: freezing it costs a copy of its calls
+        if turn.unknown is not None or not self._turns:
+            return turn.unknown
+        return turn.of_thread(CallOrder(unknown=self._thread_unknown)).unknown
 
     def _in_model_order(self) -> list[_Result]:
         """This run's results, in the order the model issued their calls (results of no
         announced call after, in the order they arrived)."""
-        unannounced = len(self._calls)
-        calls = self._calls
+        calls = self._turn.places
+        unannounced = len(calls)
         return sorted(
             self._results,
             key=lambda r: (
@@ -370,39 +367,3 @@ class _Refs(KnownRefs):
     def longest(self) -> int:
         self._ledger.entries()
         return self._ledger._longest
-
-
-def _unsure(turns: list[list[list[Entry]]]) -> frozenset[Entry]:
-    """The entries whose place may differ between the orders the results of each turn
-    (each a list of its entries; the turns in order) could have been read in.
-
-    A turn adds the same entries in every order, so the places after it are known. Inside
-    it, the next place is known while every result with an entry not yet placed has the
-    same such entry first (any of them may have been read first); from the first place
-    where two differ, the turn's other new entries are unsure.
-    """
-    placed: set[Entry] = set()
-    unsure: set[Entry] = set()
-    for turn in turns:
-        results = [result for result in turn if result]
-        #: each result not read to its end, with its first entry not yet placed; a result
-        #: read to its end is dropped, so each round costs what it moves on (linear)
-        live = [(result, 0) for result in results]
-        while True:
-            firsts: set[Entry] = set()
-            moved: list[tuple[list[Entry], int]] = []
-            for result, at in live:
-                while at < len(result) and result[at] in placed:
-                    at += 1
-                if at < len(result):
-                    firsts.add(result[at])
-                    moved.append((result, at))
-            live = moved
-            if len(firsts) == 1:
-                placed.add(firsts.pop())
-                continue
-            for result in results:
-                unsure.update(entry for entry in result if entry not in placed)
-            placed.update(entry for result in results for entry in result)
-            break
-    return frozenset(unsure)

@@ -92,6 +92,7 @@ class Lookups:
     """
 
     __slots__ = (
+        "_async_lookup",
         "_checks",
         "_concurrency",
         "_deadline",
@@ -108,7 +109,11 @@ class Lookups:
 
     def __init__(self, options: CitationOptions, checks: Checks) -> None:
         self._options = options
-        self._lookup = options.lookup
+        lookup = self._lookup = options.lookup
+        if isinstance(lookup, _BlockingLookup):  # the run calls it in a thread of its own
+            lookup = lookup.blocking
+        #: The lookup, if calling it makes a coroutine (asked once a run, not once a call).
+        self._async_lookup = lookup if lookup is not None and _is_async(lookup) else None
         self._timeout = options.lookup_timeout
         self._max = options.max_lookups
         self._checks = checks
@@ -162,7 +167,7 @@ class Lookups:
         wanted = list(dict.fromkeys(refs))
         self.start(wanted)
         tasks = [self._tasks[ref] for ref in wanted if ref in self._tasks]
-        if tasks:
+        if not all(task.done() for task in tasks):
             await asyncio.wait(tasks)
 
     def cancel(self) -> None:
@@ -238,9 +243,9 @@ class Lookups:
             lookup = lookup.blocking
         try:
             async with asyncio.timeout(self._timeout):
-                if _is_async(lookup):
+                if self._async_lookup is not None:
                     try:
-                        answer = await lookup(ref)
+                        answer = await self._async_lookup(ref)
                     finally:
                         done()
                 else:  # a blocking lookup must not stall the event loop

@@ -80,8 +80,12 @@ class MarkerTable:
             return
         if self._plugin is not None:
             yield from self._plugin
-        elif self._ledger.shows_markers:
-            yield from {marker: None for marker in self._ledger.shown().values()}
+        elif self._ledger.shows_markers:  # each once, read as far as the reader goes
+            once: set[str] = set()
+            for marker in self._ledger.shown().values():
+                if marker not in once:
+                    once.add(marker)
+                    yield marker
         else:
             yield from (numbered_marker(n) for n in range(1, len(self._ledger.entries()) + 1))
 

@@ -16,8 +16,7 @@ class Messages:
         self._sent: set[str] = set()  # messages whose event was made
 
     def parts(self, message_id: str) -> list[str]:
-        """The list of a message's text parts: appending a str to it adds text (the stream
-        engine keeps it at hand while deltas of one message stream in)."""
+        """The list of a message's text parts: appending a str to it adds text."""
         parts = self._texts.get(message_id)
         if parts is None:
             parts = self._texts[message_id] = []

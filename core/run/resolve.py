@@ -75,11 +75,11 @@ class Resolver:
         if report:
             for marker in dict.fromkeys(m.marker for m in find_markers(text, table.unsure)):
                 logger.warning(
-                    "moca_agui: left out the marker %s: the service sends parallel Reader "
-                    "calls in an order of its own, so which source the model numbered so is "
-                    "not known; numbered tools (moca_agui.numbered) show the model each "
-                    "source's marker",
+                    "moca_agui: left out the marker %s: %s, so which source the model "
+                    "numbered so is not known; numbered tools (moca_agui.numbered) show the "
+                    "model each source's marker",
                     marker,
+                    self._ledger.unknown_order(),
                 )
         for mention in self._hooks.find_references(text, nodes.refs, table.known):
             if mention.ref not in nodes.refs:

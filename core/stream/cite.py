@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterable, AsyncIterator, Callable
-from typing import TypeVar, Unpack
+from typing import TypeVar, Unpack, cast
 
-from ag_ui.core import BaseEvent, RunAgentInput, TextMessageContentEvent
+from ag_ui.core import BaseEvent, RunAgentInput
 
 from ..options import CitationOptions, OptionKeywords
-from ..plugins.numbered import ACTIVE_RUN
 from ..run import CitationRun
-from .engine import CitationStream
+from .citation_stream import CitationStream
 
 __all__ = ["cite", "cited", "tap"]
 
@@ -58,52 +57,27 @@ def cite(
 async def cited(
     events: AsyncIterable[BaseEvent], stream: CitationStream
 ) -> AsyncIterator[BaseEvent]:
-    """Yield `events` through `stream`: each event after the citation events due before it,
-    then those due when `events` ends. Closing it closes `events`.
+    """Yield `events` through `stream`: what it sends for each event, then what it sends
+    when `events` ends. Closing it closes `events`.
 
-    The stream makes each event with its run active, so numbered tools it calls (and tasks
-    it starts) number into that run. Set only when another run (or none) is active, as
-    when one task reads two streams in turn: one lookup per event.
+    `events` makes each event inside the stream's `running()`, so numbered tools it calls
+    (and tasks it starts) number into the stream's run.
     """
     iterator = aiter(events)
-    active, activate = ACTIVE_RUN.get, ACTIVE_RUN.set
-    outside = active()
+    push = stream.push
     try:
-        run = stream.run
-        activate(run)
-        # Most of a stream is its text deltas: each goes straight to the parts of its
-        # message where the stream says it may (`delta_path`); every other event is fed.
-        parts_of, parts = stream.delta_path()
-        async for event in iterator:
-            if type(event) is TextMessageContentEvent:
-                fields = event.__dict__
-                try:
-                    message_id, delta = fields["message_id"], fields["delta"]
-                except KeyError:  # built without validation: the stream says what is wrong
-                    message_id = delta = None
-                if type(delta) is str and (
-                    message_id is parts_of or (type(message_id) is str and message_id == parts_of)
-                ):
-                    parts.append(delta)
+        with stream.running():
+            async for event in iterator:
+                sent = push(event)
+                if sent is event:  # most events: nothing else to send
                     yield event
-                    if active() is not run:
-                        activate(run)
-                    continue
-            if stream.feed(event):
-                async for extra in stream.flush():
-                    yield extra
-            if stream.carries_sources:  # a snapshot: its answers carry their citations
-                event = await stream.with_sources(event)
-            run = stream.run
-            parts_of, parts = stream.delta_path()
-            yield event
-            if active() is not run:  # the consumer's context, or a new run began
-                activate(run)
-        async for extra in stream.close():
-            yield extra
+                else:
+                    async for made in cast(AsyncIterator[BaseEvent], sent):
+                        yield made
+            async for made in stream.finish():
+                yield made
     finally:
-        stream.stop()  # a client that left leaves nothing of the run running
-        ACTIVE_RUN.set(outside)
+        stream.close()  # a client that left leaves nothing of the run running
         close = getattr(iterator, "aclose", None)
         if close is not None:
             await close()

@@ -1,11 +1,9 @@
-"""`CitationStream`: one AG-UI stream's citations, pushed to it event by event.
+"""`Citing`: the engine behind `CitationStream`, which every driver pushes events to.
 
-Every driver feeds it: `cite` (a stream of `ag_ui.core` events), the ASGI middleware (the
-same events read from SSE) and the adapters that write their own events. It follows the
-stream as the client reads it (`follow.Follower`), takes what the run needs from it
-(answer text, tool calls and results, snapshots), and says when the run's citation
-events are due: after each message's TEXT_MESSAGE_END, before RUN_FINISHED, never after
-RUN_ERROR, and none for a message started and never ended.
+It follows the stream as the client reads it (`follow.Follower`), takes what the run
+needs from it (answer text, tool calls and results, snapshots), and says when the run's
+citation events are due: after each message's TEXT_MESSAGE_END, before RUN_FINISHED,
+never after RUN_ERROR, and none for a message started and never ended.
 """
 
 from __future__ import annotations
@@ -22,7 +20,7 @@ from .metadata import with_citations
 from .prose import Prose
 from .renames import renames
 
-__all__ = ["CitationStream"]
+__all__ = ["Citing"]
 
 logger = logging.getLogger("moca_agui")
 
@@ -34,19 +32,13 @@ _CARRY = 1024
 _NO_MESSAGE = object()
 
 
-class CitationStream(StreamSink):
-    """Feed it every event of one stream, in order; send its citation events when due::
+class Citing(StreamSink):
+    """The follower's sink that cites one stream: the engine behind `CitationStream`.
 
-        stream = CitationStream(run)
-        for event in events:
-            if stream.feed(event):
-                async for extra in stream.flush():
-                    send(extra)
-            send(event)
-        async for extra in stream.close():
-            send(extra)
-
-    (`cite` also appends text deltas itself where `delta_path` says it may.)
+    `feed` each event (True: the run's citation events are due before it, `flush` them);
+    after a snapshot for which `carries_sources` is true, send `await with_sources(it)` in
+    its place; `close` when the stream ends, `stop` if it is cut off. Text deltas may skip
+    `feed` where `delta_path` says (`CitationStream.push` does).
 
     A MESSAGES_SNAPSHOT replaces the client's messages (as `@ag-ui/client` applies it), so
     each event names the id the client holds when it arrives: an answer the snapshot
@@ -55,13 +47,9 @@ class CitationStream(StreamSink):
     says whether a snapshot's assistant message the run has no text of is an answer of
     this run, whose text the snapshot is the only carrier of (a model that does not
     stream); None: no snapshot carries text. `question_id`, the id of the run's question
-    (the last user message the client sent): a snapshot's assistant messages after it that
-    the run has no text of are answers of this run as well.
-
-    The same snapshot carries each ended answer's citation value on the answer's
-    `metadata` (`METADATA_KEY`), for a client that keeps messages, not events: after
-    feeding a snapshot, a driver for which `carries_sources` is true sends
-    `await with_sources(snapshot)` in its place. The event is still sent, when due.
+    (the last user message the client sent; or what gives it, asked once, when a snapshot
+    names a user message): a snapshot's assistant messages after it that the run has no
+    text of are answers of this run as well.
 
     A new RUN_STARTED in the same stream starts a new run with the same options (`run`
     names the current one; after a run that named sources it fails closed:
@@ -80,6 +68,8 @@ class CitationStream(StreamSink):
         "_open",
         "_parts",
         "_parts_of",
+        "_pending",
+        "_pending_of",
         "_prose",
         "_question_id",
         "_readers",
@@ -96,11 +86,14 @@ class CitationStream(StreamSink):
         run: CitationRun,
         *,
         snapshot_text: Callable[[str], bool] | None = None,
-        question_id: str | None = None,
+        question_id: str | Callable[[], str | None] | None = None,
     ) -> None:
         self._follower = Follower(self)
+        #: Text deltas appended on the fast path, not yet the run's: all of one message.
+        self._pending: list[str] = []
+        self._pending_of = ""
         self._snapshot_text = snapshot_text
-        self._question_id = question_id
+        self._question_id: Callable[[], str | None] | str | None = question_id
         self._after_question: set[str] | None = None  # None: the question not seen yet
         self._reset(run)
 
@@ -130,23 +123,42 @@ class CitationStream(StreamSink):
         before it (send what `flush()` yields first)."""
         if type(event) is RawEvent:  # the follower reads nothing of it, it closes nothing
             return False
+        self._settle()
         due = self._observe(event)
-        if self._alive and not self._follower.chunk and type(event) is TextMessageContentEvent:
-            message_id = event.__dict__.get("message_id")
+        if self._alive and not self._follower.chunk:
+            if type(event) is TextMessageContentEvent:
+                message_id = event.__dict__.get("message_id")
+            elif type(event) is dict and event.get("type") == "TEXT_MESSAGE_CONTENT":
+                message_id = event.get("messageId")
+            else:
+                return due
             if type(message_id) is str:  # the next deltas most likely go to its message
-                self._parts_of = message_id  # the run's own fast path for deltas
-                parts = self.run._text_parts(message_id)
+                self._parts_of = self._pending_of = message_id
+                parts = self._pending
                 self._parts = self._reader(message_id, parts) if self._ahead else parts
         return due
 
+    def reads(self, kind: str) -> bool:
+        """Whether an event of type `kind` must be fed now (`Follower.reads`); none while
+        citations are off, but a new run's start."""
+        return kind == "RUN_STARTED" or (self._alive and self._follower.reads(kind))
+
+    def _settle(self) -> None:
+        """Hand the run the text deltas appended on the fast path, joined once."""
+        if self._pending:
+            text = "".join(self._pending)
+            self._pending.clear()
+            self.run.add_text(self._pending_of, text)
+
     def delta_path(self) -> tuple[object, Parts]:
         """Where the stream's next TEXT_MESSAGE_CONTENT deltas may go without `feed`: the
-        message id they must name, and the list of its text parts to append each `str`
-        delta to. Most of a stream is its deltas, and they mostly share one message id
-        object: a driver that appends them itself saves a call per delta. The id is no
-        message's while every delta must be fed (no message open, a chunked message, the
-        layer off); ask again after each `feed`. An answer read as it streams appends to
-        its reader (`_ReadAhead`), which hands on only the deltas that may name a source."""
+        message id they must name, and the list to append each `str` delta to (handed to
+        the run, joined, when the next event is fed). Most of a stream is its deltas, and
+        they mostly share one message id object: appending them saves a call per delta.
+        The id is no message's while every delta must be fed (no message open, a chunked
+        message, the layer off); ask again after each `feed`. An answer read as it streams
+        appends to its reader (`_ReadAhead`), which hands on only the deltas that may name
+        a source."""
         return self._parts_of, self._parts
 
     def _observe(self, event: object) -> bool:
@@ -174,6 +186,7 @@ class CitationStream(StreamSink):
         prose = self._prose.get(message_id)
         if prose is None:  # read from the answer's start, if it began before the look-ahead
             prose = self._prose[message_id] = Prose()
+            self._settle()
             delta = self.run.text_of(message_id)
         delta = prose.feed(delta)
         window = self._carry.get(message_id, "") + delta
@@ -249,12 +262,14 @@ class CitationStream(StreamSink):
 
     async def close(self) -> AsyncIterator[BaseEvent]:
         """The stream ended: the citation events still due (an open chunked message ends)."""
-        if self._alive:
-            try:
-                self._follower.close()
-            except Exception:
-                logger.exception("moca_agui: citations off for this run; the answer is unchanged")
-                self._alive = False
+        if not self._alive:
+            return
+        self._settle()
+        try:
+            self._follower.close()
+        except Exception:
+            logger.exception("moca_agui: citations off for this run; the answer is unchanged")
+            self._alive = False
         async for event in self.flush():
             yield event
 
@@ -298,7 +313,7 @@ class CitationStream(StreamSink):
         if delta:
             self.run.add_text(message_id, delta)
             if self._ahead:
-                self._reader(message_id, self.run._text_parts(message_id)).take(delta)
+                self._reader(message_id, self._pending).take(delta)
 
     def tool_call(self, tool_call_id: str, tool_name: str) -> None:
         self.run.call_made(tool_call_id, tool_name)  # the order the model issued its calls
@@ -318,12 +333,18 @@ class CitationStream(StreamSink):
     def snapshot_message(
         self, message_id: str, role: str, content: object, tool_call_id: str | None
     ) -> None:
-        if role == "user" and message_id == self._question_id:
+        if role == "user" and message_id == self._question():
             self._after_question = set()
         elif role == "assistant" and self._snapshot is not None:
             self._snapshot.append((message_id, content))
             if self._after_question is not None:
                 self._after_question.add(message_id)
+
+    def _question(self) -> str | None:
+        """The question's id, asked once (the body that holds it is read by then)."""
+        if callable(self._question_id):
+            self._question_id = self._question_id()
+        return self._question_id
 
     def snapshot_ended(self) -> None:
         if self._snapshot is not None:
@@ -348,21 +369,21 @@ class CitationStream(StreamSink):
 
 
 class Parts(Protocol):
-    """Where a driver appends an answer's text deltas (`CitationStream.delta_path`)."""
+    """Where an answer's text deltas are appended on the fast path (`Citing.delta_path`)."""
 
     def append(self, delta: str, /) -> None: ...
 
 
 class _ReadAhead:
     """An answer's text parts while it is read as it streams: each delta is appended to
-    the message, and handed to the look-ahead (`CitationStream._read_ahead`) with those
+    the message, and handed to the look-ahead (`Citing._read_ahead`) with those
     before it only once it may name a source (it holds `[` or `#`), then with each next
     one until one holds a space (the look-ahead hands on text up to a space). Most deltas
     cost an append; the answer is still read once, in order."""
 
     __slots__ = ("_hot", "_message_id", "_parts", "_pending", "_stream")
 
-    def __init__(self, stream: CitationStream, message_id: str, parts: list[str]) -> None:
+    def __init__(self, stream: Citing, message_id: str, parts: list[str]) -> None:
         self._stream = stream
         self._message_id = message_id
         self._parts = parts

@@ -173,6 +173,11 @@ class Follower:
         if handler is not None:
             handler(event)
 
+    def reads(self, kind: str) -> bool:
+        """Whether an event of type `kind` tells it anything now: one it reads, or one that
+        closes the open chunked message. Another may pass unfed (unparsed, even)."""
+        return kind in self._handlers or (self.chunk is not None and kind in _CLOSES_CHUNK)
+
     def close(self) -> None:
         """End the open chunked message or tool call, as the stream's end does."""
         chunk, self.chunk = self.chunk, None

@@ -1,9 +1,11 @@
 """Citations for an AG-UI stream in its SSE wire form, one body chunk at a time.
 
-Each whole `data:` event is read into an `ag_ui.core` event and fed to the run's
-`CitationStream`; the event leaves as the bytes it came in as (its `id:`, `event:` lines
-and spacing kept), after the citation events due before it, which are encoded here by
-`ag_ui.encoder.EventEncoder`.
+Each whole `data:` event the citations read is parsed and pushed to the response's
+`CitationStream`: into an `ag_ui.core` event, or, for a text delta, into its wire dict
+(its fields are all that is read). An event they do not read (its type, in the bytes,
+says so: a tool call's arguments, a state delta, ...) is not parsed. Each event leaves
+as the bytes it came in as (its `id:`, `event:` lines and spacing kept), after the
+citation events due before it, which are encoded here by `ag_ui.encoder.EventEncoder`.
 """
 
 from __future__ import annotations
@@ -12,13 +14,12 @@ import logging
 import re
 from typing import Any
 
-from ag_ui.core import BaseEvent, Event
+from ag_ui.core import BaseEvent, Event, EventType
 from ag_ui.encoder import EventEncoder
 from pydantic import TypeAdapter
+from pydantic_core import from_json
 
-from ..plugins.numbered import ACTIVE_RUN
-from ..run import CitationRun
-from .engine import CitationStream
+from .citation_stream import CitationStream
 
 __all__ = ["SSECitations"]
 
@@ -28,6 +29,12 @@ _EVENT: TypeAdapter[Any] = TypeAdapter(Event)
 #: An SSE line ends in CRLF, LF or a lone CR; an event ends at an empty line.
 _LINE_END = re.compile(rb"\r\n|\r(?!\n)|\n")
 _BLANK_LINE = re.compile(rb"(?:\r\n|\r(?!\n)|\n){2}")
+#: How the data of an event starts as every AG-UI encoder writes it: its type first.
+_TYPE_FIRST = b'{"type":"'
+#: Every event type, as the bytes of its JSON string: one not among them is parsed (and
+#: then does not read as an AG-UI event).
+_TYPES = frozenset(kind.value.encode() for kind in EventType)
+_TEXT_DELTA = b"TEXT_MESSAGE_CONTENT"
 #: What is sent: bytes, or a view of the bytes a body chunk was read into.
 Bytes = bytes | memoryview
 #: The longest blank line (CRLF CRLF) less one: how far back an event's end that a chunk
@@ -39,8 +46,8 @@ MAX_PENDING_BYTES = 64 * 1024 * 1024
 
 
 class SSECitations:
-    """Cites one response's SSE body: `feed` each chunk, send what it returns, then `end`.
-    `question_id`: the id of the run's question (`CitationStream`).
+    """Cites one response's SSE body through `stream`: `feed` each chunk, send what it
+    returns, then `end`.
 
     An event that does not read as an AG-UI event flows on as it came, and citations are
     off for the rest of the response (logged once): its text could be part of an answer.
@@ -50,8 +57,8 @@ class SSECitations:
 
     __slots__ = ("_cr", "_encoder", "_held", "_size", "_stream", "_tail", "_where")
 
-    def __init__(self, run: CitationRun, where: str, question_id: str | None = None) -> None:
-        self._stream: CitationStream | None = CitationStream(run, question_id=question_id)
+    def __init__(self, stream: CitationStream, where: str) -> None:
+        self._stream: CitationStream | None = stream
         self._encoder = EventEncoder()
         self._held: list[bytes] = []  # the start of an event whose end has not arrived
         self._size = 0  # bytes held
@@ -81,7 +88,7 @@ class SSECitations:
         stream, self._stream = self._stream, None
         if stream is not None:
             try:
-                out.extend([self._encoded(event) async for event in stream.close()])
+                out.extend([self._encoded(event) async for event in stream.finish()])
             except Exception:
                 logger.exception("moca_agui: no citations sent for %s", self._where)
         out.append(self._released())
@@ -91,7 +98,7 @@ class SSECitations:
         """Stop citing (the response was cut off or failed)."""
         stream, self._stream = self._stream, None
         if stream is not None:
-            stream.stop()
+            stream.close()
 
     def _released(self) -> bytes:
         held = b"".join(self._held)
@@ -148,20 +155,21 @@ class SSECitations:
         events."""
         stream = self._stream
         if stream is not None and data is not None:
+            kind = _type(data)
+            if kind is not None and kind != _TEXT_DELTA and not stream.reads(kind.decode()):
+                out.append(event)  # nothing of it is read: not parsed
+                return
             try:
-                parsed = _EVENT.validate_json(data)
+                parsed: Any = _delta(data) if kind == _TEXT_DELTA else _EVENT.validate_json(data)
             except ValueError:
                 self._off("it cannot read the event %.200r", data)
             else:
                 try:
-                    if stream.feed(parsed):
-                        out.extend([self._encoded(sent) async for sent in stream.flush()])
-                    if stream.carries_sources:  # a snapshot: its answers carry citations
-                        carrying = await stream.with_sources(parsed)
-                        if carrying is not parsed:
-                            event = _with_data(event, carrying)
-                    if ACTIVE_RUN.get() is not stream.run:  # a new run began in this response
-                        ACTIVE_RUN.set(stream.run)
+                    sent = stream.push(parsed)
+                    *due, last = [parsed] if sent is parsed else [e async for e in sent]
+                    out.extend([self._encoded(e) for e in due if isinstance(e, BaseEvent)])
+                    if last is not parsed and isinstance(last, BaseEvent):  # a snapshot
+                        event = _with_data(event, last)  # its answers carry citations
                 except Exception:
                     logger.exception(
                         "moca_agui: citations off for %s; the stream flows on", self._where
@@ -209,3 +217,20 @@ def _data(buffer: bytes, start: int, end: int) -> bytes | None:
         if line.startswith(b"data:") or line == b"data"
     ]
     return b"\n".join(lines) if lines else None
+
+
+def _type(data: bytes) -> bytes | None:
+    """The event type `data` names first, as every AG-UI encoder writes it, if it is one;
+    else None (the event is parsed to be read)."""
+    if not data.startswith(_TYPE_FIRST):
+        return None
+    kind = data[len(_TYPE_FIRST) : data.find(b'"', len(_TYPE_FIRST))]
+    return kind if kind in _TYPES else None
+
+
+def _delta(data: bytes) -> dict[str, Any]:
+    """A TEXT_MESSAGE_CONTENT's wire dict: the stream reads its `messageId` and `delta`."""
+    fields = from_json(data)
+    if not isinstance(fields, dict):
+        raise ValueError("not a JSON object")
+    return fields

@@ -317,7 +317,7 @@ async def test_a_citation_layer_that_breaks_costs_citations_not_the_stream(
         raise RuntimeError("the citation events could not be made")
         yield  # an async generator, as `flush` is
 
-    monkeypatch.setattr("moca_agui.stream.sse.CitationStream.flush", broken)
+    monkeypatch.setattr("moca_agui.stream.engine.Citing.flush", broken)
     body = encoded(RUNS["records and a marker"])
     with caplog.at_level(logging.ERROR, logger="moca_agui"):
         response = await post(CitationMiddleware(chunked([body])))

@@ -8,7 +8,9 @@ for turns 1, 10, 50, 200 and 1,000: reading the thread alone (`read_history`, wh
 run that reads it does), the run cited with its thread (`cite(events, input=...)`) with
 `lookup` and without, the rest (the run less the reading of its thread) and that rest
 against turn 1's; the bare stream; and the floor of reading a thread: parse each earlier
-Reader result once. `--against REV` measures an earlier core beside this one.
+Reader result once. A control: turn 10's rest after parsing turn 1,000's earlier results
+(untimed, unused by the run), which leaves the caches as reading that thread does.
+`--against REV` measures an earlier core beside this one.
 
     python tests/benchmarks/bench_thread.py [--quick] [--against REV]
 """
@@ -46,6 +48,7 @@ import moca_agui
 
 logging.getLogger("moca_agui").setLevel(logging.ERROR)
 TURNS = (1, 10, 50, 200, 1_000)
+COLD = (10, 1_000)  # the control: this turn's rest after parsing that turn's thread
 NODES = 5  # read by each turn, and cited by its answer with 3 of the thread's
 
 Variant = Callable[[], Any]
@@ -133,9 +136,15 @@ def variants(turn: int, rounds: int, layers: list[tuple[str, ModuleType]]) -> di
 
         return run
 
-    def rest(name: str, layer: ModuleType, lookup: Reader | None) -> Variant:
+    def rest(
+        name: str,
+        layer: ModuleType,
+        lookup: Reader | None,
+        before: Callable[[], None] | None = None,
+    ) -> Variant:
         """The same runs, each given a run that read its thread before: only the rest is
-        timed, in the same process and round as the reading it leaves out."""
+        timed, in the same process and round as the reading it leaves out (and as
+        `before`, if given)."""
         options = layer.CitationOptions.from_kwargs(lookup=lookup)
         questions = [m.id for m in given.messages if m.role == "user"]
         adapter, engine, cite = (part(layer, name) for name in ("adapter", "stream.engine",
@@ -146,6 +155,8 @@ def variants(turn: int, rounds: int, layers: list[tuple[str, ModuleType]]) -> di
             for _ in range(rounds):
                 citing = adapter.CitationRun(options)
                 citing.read_history(given.messages)
+                if before is not None:
+                    before()
                 start = time.process_time()
                 stream = engine.CitationStream(citing, question_id=questions[-1])
                 async for _event in cite.cited(source(events), stream):
@@ -181,7 +192,21 @@ def variants(turn: int, rounds: int, layers: list[tuple[str, ModuleType]]) -> di
             made[f"turn {turn}, {name}, {way}"] = cited(layer, lookup)
             rest_name = f"turn {turn}, {name}, {way}, rest"
             made[rest_name] = rest(rest_name, layer, lookup)
+            if turn == COLD[0] and name == "cite":
+                cold_name = f"{rest_name}, cold"
+                made[cold_name] = rest(cold_name, layer, lookup, before=parse(COLD[1]))
     return made
+
+
+def parse(turn: int) -> Callable[[], None]:
+    """Parse each earlier result of turn `turn`'s thread once (a thread no run reads)."""
+    contents = [m.content for m in thread_input(turn).messages if m.role == "tool"]
+
+    def run() -> None:
+        for content in contents:
+            from_json(content)
+
+    return run
 
 
 def part(layer: ModuleType, name: str) -> ModuleType:
@@ -237,6 +262,20 @@ def main() -> None:
               "run, no lookup (ms)", "rest, no lookup (ms)", "rest vs turn 1",
               "bare (ms)", "floor per result (µs)"]  # fmt: skip
     print(table(header, rows))
+    warm, hot = COLD
+    cold = []
+    for way in ("lookup", "no lookup"):
+        rest = rest_ms(f"cite, {way}", warm)
+        then = statistics.median(REST[f"turn {warm}, cite, {way}, rest, cold"]) * 1000
+        cold.append(
+            f"{way}: {then:.2f} ms, {then / rest:.2f}x turn {warm}'s and "
+            f"{then / rest_ms(f'cite, {way}', 1):.2f}x turn 1's (turn {hot:,}: "
+            f"{rest_ms(f'cite, {way}', hot) / rest:.2f}x turn {warm}'s)"
+        )
+    print(
+        f"\nTurn {warm}'s rest after parsing the {hot - 1:,} earlier results of turn {hot:,}'s "
+        f"thread, which it does not read (untimed): {'; '.join(cold)}."
+    )
     print(
         f"\nCPU medians of {repeats} interleaved repeats of {per_turn[1]} runs each "
         f"({', '.join(f'turn {t}: {per_turn[t]}' for t in TURNS[2:])}), per run. The rest: "

@@ -17,8 +17,9 @@ import moca_agui
 import moca_agui.adapter
 from moca_agui.options import CitationOptions
 from moca_agui.records.entry import Entry
+from moca_agui.records.order import BY_EMITTER, LISTED_OUT_OF_ORDER, CallOrder, Turn, unsure
 from moca_agui.run.hooks import Hooks
-from moca_agui.run.ledger import Ledger, _unsure
+from moca_agui.run.ledger import Ledger
 from moca_agui.run.markers import MarkerTable
 from streams import message, run, source, tool_call
 from support import citation_events, collect, compact, record, ref
@@ -51,6 +52,11 @@ step = st.one_of(
 )
 
 
+def thread_order(in_order: bool) -> CallOrder:
+    """A turn's order as the thread gives it: known, or listed out of its calls' order."""
+    return CallOrder() if in_order else CallOrder(unknown=LISTED_OUT_OF_ORDER)
+
+
 class Replay:
     """The steps so far, as the definitions read them."""
 
@@ -60,6 +66,7 @@ class Replay:
         self.results: list[tuple[str | None, int, list[tuple[Entry, Any, bool]]]] = []
         self.steps: list[tuple[Any, ...]] = []
         self.showed = False  # a marker was shown: the ledger refuses the thread after it
+        self.orders: list[str] = []  # "this run", "emitter", "listed": orders made unknown
 
     def apply(self, ledger: Ledger, step: tuple[Any, ...]) -> None:
         kind = step[0]
@@ -67,10 +74,11 @@ class Replay:
             _, entries, turn, in_order = step
             if self.showed:
                 with pytest.raises(ValueError, match="before the thread was read"):
-                    ledger.add_earlier(entries, turn, in_order=in_order)
+                    ledger.add_earlier(entries, turn, thread_order(in_order))
                 return
-            ledger.add_earlier(entries, turn, in_order=in_order)
+            ledger.add_earlier(entries, turn, thread_order(in_order))
             self.earlier += [e for e, _ in entries]
+            self.orders += ["thread"] + ([] if in_order else ["listed"])
         elif kind == "call":
             ledger.call_made(step[1])
             self.calls.setdefault(step[1], len(self.calls))
@@ -87,7 +95,8 @@ class Replay:
             ledger.add(None, "moca_search", items, NOW)
             self.results.append((None, len(self.results), items))
         elif kind == "unknown":
-            ledger.order_unknown(this_run=step[1])
+            ledger.by_emitter(announced=not step[1])
+            self.orders.append("this run" if step[1] else "emitter")
         if kind != "query":
             self.steps.append(step)
 
@@ -108,6 +117,14 @@ class Replay:
                 if kept is not None:
                     known[1].append(kept)
         return [tuple(s) for s in seen.values()]  # type: ignore[misc]
+
+    def unknown_order(self) -> str | None:
+        """Why some turn's order is not known: this run's own first, then the thread's."""
+        if "this run" in self.orders:
+            return BY_EMITTER
+        if "thread" in self.orders and "emitter" in self.orders:
+            return BY_EMITTER
+        return LISTED_OUT_OF_ORDER if "listed" in self.orders else None
 
     def unsure(self) -> frozenset[Entry]:
         """`Ledger.unsure` of a ledger given every step at once, asked once."""
@@ -160,6 +177,7 @@ def test_the_tables_kept_as_results_arrive_are_those_built_from_scratch(steps):
         assert list(ledger.refs) == list(dict.fromkeys(e.ref for e in order))
         unsettled = replay.unsure()
         assert ledger.unsure() == unsettled
+        assert ledger.unknown_order() == replay.unknown_order()
         known, unsure = table_from_scratch(order, ledger.shown(), unsettled)
         table = MarkerTable(ledger, hooks)
         assert dict(table.known) == {marker: e.ref for marker, e in known.items()}
@@ -170,7 +188,7 @@ def test_the_tables_kept_as_results_arrive_are_those_built_from_scratch(steps):
 
 
 def unsure_quadratic(turns: list[list[list[Entry]]]) -> frozenset[Entry]:
-    """`_unsure` as first written: every round reads every result of the turn."""
+    """`unsure` as first written: every round reads every result of the turn."""
     placed: set[Entry] = set()
     unsure: set[Entry] = set()
     for turn in turns:
@@ -196,7 +214,8 @@ def unsure_quadratic(turns: list[list[list[Entry]]]) -> frozenset[Entry]:
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.lists(st.lists(entry, max_size=4), max_size=4), max_size=4))
 def test_which_entries_are_unsure_is_what_reading_every_result_each_round_gives(turns):
-    assert _unsure(turns) == unsure_quadratic(turns)
+    unknown = CallOrder(unknown=LISTED_OUT_OF_ORDER)
+    assert unsure(Turn(unknown, turn) for turn in turns) == unsure_quadratic(turns)
 
 
 async def test_a_plugin_table_is_asked_once_per_ledger_state_not_once_per_streamed_piece(

@@ -20,6 +20,7 @@ from moca_agui.adapter import CitationRun
 from moca_agui.check import check_events
 from moca_agui.cli import main
 from moca_agui.client import Conversation
+from moca_agui.records.order import LISTED_OUT_OF_ORDER, CallOrder
 from moca_agui.run.ledger import Ledger
 from streams import message, run, source, tool_call
 from support import citation_events, collect, record, ref
@@ -306,17 +307,18 @@ def test_an_entry_is_unsure_only_if_its_place_is_not_the_same_in_every_order_all
     """`unsure` holds every entry whose place some reading order changes, and none of
     those every order begins with or first read in a turn whose order is known; the last
     turn is this run's, the others the thread's. A turn's order is unknown when the
-    emitter says so (`order_unknown`: this run's, if its calls are announced as they come,
+    emitter says so (`by_emitter`: this run's, if its calls are announced as they come,
     and every earlier turn's), or when the thread lists the turn's results in another
-    order than their calls (`in_order=False`)."""
+    order than their calls."""
     this_run_known = listed_in_call_order[-1]
     ledger = Ledger()
     if unknown_by != "thread":
-        ledger.order_unknown(this_run=not this_run_known)
+        ledger.by_emitter(announced=this_run_known)
     for turn, results in enumerate(turns[:-1], start=1):
         in_order = listed_in_call_order[turn - 1] or unknown_by == "emitter"
+        order = CallOrder() if in_order else CallOrder(unknown=LISTED_OUT_OF_ORDER)
         for result in results:
-            ledger.add_earlier([(entry, None) for entry in result], turn, in_order=in_order)
+            ledger.add_earlier([(entry, None) for entry in result], turn, order)
     for result in turns[-1]:
         ledger.add(None, "moca_search", [(entry, None, False) for entry in result], NOW)
     known = [unknown_by == "thread" and listed_in_call_order[n] for n in range(len(turns) - 1)] + [
@@ -392,3 +394,19 @@ async def test_order_unknown_markers_left_out_are_logged_and_refs_still_cited(ca
     left_out = [r.getMessage() for r in caplog.records if "left out the marker" in r.getMessage()]
     assert [m.split(":")[1].split()[-1] for m in left_out] == ["[1]", "[2]"]
     assert all("moca_agui.numbered" in m for m in left_out)
+    assert all("sends parallel Reader calls in an order of its own" in m for m in left_out)
+
+
+async def test_a_second_run_in_the_stream_keeps_its_emitters_unknown_order(caplog):
+    """A new run in the same stream comes from the same emitter: its parallel calls'
+    order is not known either, so its default markers are left out as the first run's."""
+    first = run(message("m1", "No sources yet."), run_id="r1")
+    second = run(
+        parallel_calls(("ca", "moca_get_node", A), ("cb", "moca_get_node", B), finish=["cb", "ca"]),
+        message("m2", f"A [1]; B [2], see {ref(B)}."),
+        run_id="r2",
+    )
+    stream = await collect(moca_agui.cite(source([*first, *second]), run=unordered()))
+    assert [value["citations"] for value in citation_events(stream)] == [[], [{"record": B}]]
+    left_out = [r.getMessage() for r in caplog.records if "left out the marker" in r.getMessage()]
+    assert len(left_out) == 2

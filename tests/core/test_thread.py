@@ -323,6 +323,7 @@ async def test_a_result_listed_after_a_later_turns_call_makes_both_turns_unsure(
     assert got == []
     left_out = [r.getMessage() for r in caplog.records if "left out the marker" in r.getMessage()]
     assert len(left_out) == 3
+    assert all("the thread lists Reader results out of their calls' order" in m for m in left_out)
 
 
 async def test_only_reader_results_listed_out_of_call_order_make_a_turn_unsure(caplog):

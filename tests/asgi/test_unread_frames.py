@@ -1,0 +1,73 @@
+"""The middleware reads only what the citations need: an event they never read passes as
+its bytes, unparsed, and a text delta is read for its message id and text alone."""
+
+from __future__ import annotations
+
+from ag_ui.core import BaseEvent
+from ag_ui.encoder import EventEncoder
+
+from moca_agui.asgi import CitationMiddleware
+from moca_agui.check import parse_stream
+from streams import message, run, tool_call
+from support import citation_events, record, ref
+
+from .apps import chunked, cited_body, post
+
+A, B = record("a.md"), record("b.md")
+EVENTS = run(
+    tool_call("c1", "moca_search", {"query": "q", "results": [A, B]}),
+    message("m1", f"As {ref(A)} says,", " and [2] too."),
+)
+
+
+def frames(events: list[BaseEvent]) -> list[bytes]:
+    encoder = EventEncoder()
+    return [encoder.encode(event).encode() for event in events]
+
+
+async def cited_values(chunks: list[bytes]) -> list[dict[str, object]]:
+    """The citation values the middleware sends for `chunks`, less their time; checks the
+    chunks themselves pass as they came."""
+    response = await post(CitationMiddleware(chunked(chunks)))
+    body = response.content
+    for chunk in chunks:
+        assert chunk in body
+    values = citation_events(parse_stream(response.text))
+    for value in values:
+        value.pop("computedAt", None)
+    return values
+
+
+async def expected() -> list[dict[str, object]]:
+    values = citation_events(parse_stream((await cited_body(EVENTS)).decode()))
+    for value in values:
+        value.pop("computedAt", None)
+    return values
+
+
+async def test_events_the_citations_never_read_pass_unparsed() -> None:
+    """A state delta and a tool call's arguments carry no answer text and name no tool:
+    their bytes pass as they came, not parsed, so a field AG-UI would refuse there does
+    not turn citations off."""
+    unread = [
+        b'data: {"type":"STATE_DELTA","delta":"not a JSON patch"}\n\n',
+        b'data: {"type":"TOOL_CALL_ARGS","toolCallId":7,"delta":"{}"}\n\n',
+    ]
+    chunks = frames(EVENTS)
+    chunks[1:1] = unread
+    chunks.insert(-2, unread[0])
+    assert await cited_values(chunks) == await expected() != []
+
+
+async def test_a_text_delta_is_read_for_its_message_and_text_alone() -> None:
+    """The delta naming [2] has a timestamp AG-UI would refuse: its text is still read
+    (the marker is cited), as the citations read nothing else of it."""
+    chunks = frames(EVENTS)
+    (at,) = [n for n, chunk in enumerate(chunks) if b"[2]" in chunk]
+    chunks[at] = chunks[at].replace(
+        b'{"type":"TEXT_MESSAGE_CONTENT",', b'{"type":"TEXT_MESSAGE_CONTENT","timestamp":"soon",'
+    )
+    assert b'"timestamp":"soon"' in chunks[at]
+    values = await cited_values(chunks)
+    assert values == await expected()
+    assert "[2]" in [c.get("marker") for v in values for c in v["citations"]]
