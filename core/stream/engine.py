@@ -106,7 +106,7 @@ class Citing(StreamSink):
         self._open: set[str] = set()  # messages started and not yet ended
         #: The assistant messages of the snapshot being read: (id, content), in order.
         self._snapshot: list[tuple[str, object]] | None = None
-        self._ahead = False  # whether answers are read as they stream (`run.looks_ahead`)
+        self._ahead = False  # whether answers are read as they stream (`run.ahead.worth_it`)
         self._carry: dict[str, str] = {}  # message id -> its text since its last space
         self._prose: dict[str, Prose] = {}  # message id -> its text read as it streams
         self._readers: dict[str, _ReadAhead] = {}  # message id -> its deltas not read yet
@@ -167,7 +167,7 @@ class Citing(StreamSink):
             return False
         # A driver may hand the run results outside the stream (LlamaIndex): whether this
         # event's text is read ahead depends on what the run holds now.
-        self._ahead = self.run.looks_ahead
+        self._ahead = self.run.ahead.worth_it
         self.carries_sources = False
         try:
             self._follower.feed(event)
@@ -175,7 +175,7 @@ class Citing(StreamSink):
             logger.exception("moca_agui: citations off for this run; the answer is unchanged")
             self._alive = False
             return False
-        self._ahead = self._alive and self.run.looks_ahead
+        self._ahead = self._alive and self.run.ahead.worth_it
         due, self._due = self._due, False
         return due
 
@@ -187,7 +187,7 @@ class Citing(StreamSink):
         if prose is None:  # read from the answer's start, if it began before the look-ahead
             prose = self._prose[message_id] = Prose()
             self._settle()
-            delta = self.run.text_of(message_id)
+            delta = self.run.messages.text(message_id)
         delta = prose.feed(delta)
         window = self._carry.get(message_id, "") + delta
         cut = max(window.rfind(" "), window.rfind("\n"))
@@ -197,13 +197,13 @@ class Citing(StreamSink):
         self._carry[message_id] = window[cut:][-_CARRY:]
         head = window[:cut]
         if "[" in head or "#" in head:  # a marker, or a versioned ref
-            self.run.mentioned(head)
+            self.run.ahead.mentioned(head)
 
     def stop(self) -> None:
         """The stream ends here, whatever it held (its client left): nothing of the run
         stays running."""
         self._alive = False
-        self.run.end_lookups()
+        self.run.ahead.end()
         self.run.end()  # a task it started that calls a numbered tool later: not into it
 
     def _snapshot_read(self, shown: list[tuple[str, object]]) -> None:
@@ -220,18 +220,20 @@ class Citing(StreamSink):
             if (
                 isinstance(content, str)
                 and content.strip()
-                and not run.text_of(message_id)
+                and not run.messages.text(message_id)
                 and (
                     message_id in after_question
                     or (self._snapshot_text is not None and self._snapshot_text(message_id))
                 )
             ):
                 run.add_text(message_id, content)
-        for message_id in run.message_ids():
+        for message_id in run.messages.with_text():
             if message_id not in ids:
                 logger.info("moca_agui: message %s is not in the snapshot; not cited", message_id)
-                run.mute(message_id)
-        self._carried = [mid for mid in run.citable() if mid in ids and mid not in self._open]
+                run.messages.mute(message_id)
+        self._carried = [
+            mid for mid in run.messages.citable() if mid in ids and mid not in self._open
+        ]
         self.carries_sources = bool(self._carried)
 
     async def with_sources(self, snapshot: BaseEvent) -> BaseEvent:
@@ -241,7 +243,7 @@ class Citing(StreamSink):
         message_ids, self._carried = self._carried, []
         self.carries_sources = False
         try:
-            values = await self.run.citation_values(message_ids)
+            values = await self.run.events.values(message_ids)
             return with_citations(snapshot, values) if values else snapshot
         except Exception:
             logger.exception("moca_agui: the snapshot carries no citations; sent as it came")
@@ -256,8 +258,8 @@ class Citing(StreamSink):
         # A message's event goes after its TEXT_MESSAGE_END: one that never ended gets none.
         for message_id in self._open:
             logger.warning("moca_agui: message %.80s never ended; no citations for it", message_id)
-            self.run.mute(message_id)
-        async for event in self.run.citation_events():
+            self.run.messages.mute(message_id)
+        async for event in self.run.events.due():
             yield event
 
     async def close(self) -> AsyncIterator[BaseEvent]:
@@ -280,7 +282,7 @@ class Citing(StreamSink):
             if self._alive and not self._sent:
                 logger.warning("moca_agui: a run began before the last one finished; no "
                                "citations for the unfinished one")  # fmt: skip
-            self.run.end_lookups()
+            self.run.ahead.end()
             ended = self.run
             self._reset(ended.renewed())
             ended.end(lambda: self.run)  # a task of this stream numbers into its run now
@@ -288,7 +290,7 @@ class Citing(StreamSink):
 
     def message_opened(self, message_id: str, role: str) -> None:
         if role != "assistant":
-            self.run.mute(message_id)
+            self.run.messages.mute(message_id)
         self._open.add(message_id)
 
     def _reader(self, message_id: str, parts: list[str]) -> _ReadAhead:
@@ -307,7 +309,7 @@ class Citing(StreamSink):
         if prose is not None:
             carry += prose.close()
         if self._ahead and ("[" in carry or "#" in carry):
-            self.run.mentioned(carry)
+            self.run.ahead.mentioned(carry)
 
     def text(self, message_id: str, delta: str) -> None:
         if delta:
@@ -352,14 +354,14 @@ class Citing(StreamSink):
 
     def citations(self, value: object) -> None:
         if isinstance(value, dict):
-            self.run.mute(str(value.get("messageId")))  # already cited upstream
+            self.run.messages.mute(str(value.get("messageId")))  # already cited upstream
 
     def run_finished(self) -> None:
         self._due = True
 
     def run_error(self) -> None:
         self._alive = False
-        self.run.end_lookups()
+        self.run.ahead.end()
 
     def rejected(self, kind: str, reason: str) -> None:
         logger.debug("moca_agui: %s left out of every message: %s", kind, reason)

@@ -25,15 +25,15 @@ def renames(
     """(old id, snapshot id) for each of the run's ended answers the snapshot names
     otherwise. `shown`: the snapshot's assistant messages (id, content), `ids` theirs."""
     dropped: dict[str, list[str]] = {}
-    for message_id in run.message_ids():
+    for message_id in run.messages.with_text():
         if message_id not in ids and message_id not in open_ids:
-            dropped.setdefault(run.text_of(message_id).strip(), []).append(message_id)
+            dropped.setdefault(run.messages.text(message_id).strip(), []).append(message_id)
     if not dropped:
         return []
     named: dict[str, list[str]] = {}
     for message_id, content in shown:
         text = content.strip() if isinstance(content, str) else None
-        if text is not None and text in dropped and not run.text_of(message_id):
+        if text is not None and text in dropped and not run.messages.text(message_id):
             named.setdefault(text, []).append(message_id)
     return [
         (dropped[text][0], new[0])
