@@ -18,7 +18,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from moca_agui.adapter import MAX_RESULT_CHARS
+from moca_agui.adapter import MAX_RESULT_CHARS, calls_message, result_message
 
 __all__ = ["thread_read"]
 
@@ -28,7 +28,8 @@ def thread_read(messages: Iterable[Any]) -> list[Any]:
     the tool returned, each assistant message's calls in the order of their results.
 
     The client's messages are not changed: a message read differently is replaced by a
-    wire dict in the list handed to `read_history`.
+    thread message (`calls_message`, `result_message`) in the list handed to
+    `read_history`.
     """
     messages = list(messages)
     answered: dict[object, int] = {}  # call id -> the place of its first result
@@ -41,14 +42,14 @@ def thread_read(messages: Iterable[Any]) -> list[Any]:
         calls = getattr(message, "tool_calls", None) if role == "assistant" else None
         if calls:
             in_read_order = sorted(calls, key=lambda c: answered.get(c.id, len(messages)))
-            thread.append({"role": "assistant", "toolCalls": in_read_order})
+            thread.append(calls_message((call.id, call.function.name) for call in in_read_order))
             continue
         value = _literal(content) if role == "tool" else content
         if value is content:
             thread.append(message)
         else:
             tool_call_id = getattr(message, "tool_call_id", None)
-            thread.append({"role": "tool", "toolCallId": tool_call_id, "content": value})
+            thread.append(result_message(tool_call_id, value))
     return thread
 
 
