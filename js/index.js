@@ -754,6 +754,9 @@ function hiddenRanges(text) {
   /** @type {{ char: string, length: number, depth: number } | null} */
   let fence = null;
   let paragraph = false;
+  // The innermost container is a list item begun on a line of its own, still empty: a blank
+  // line ends it (an item begins with at most one blank line).
+  let emptyItem = false;
   /** @type {Run[]} */
   let runs = []; // the current paragraph's backtick runs
 
@@ -780,9 +783,11 @@ function hiddenRanges(text) {
       }
       fence = null; // its container ended, and the fence with it
     }
+    const endsItem = emptyItem;
+    emptyItem = false;
     if (pos === line.length) {
       endParagraph();
-      containers.length = depth;
+      containers.length = Math.min(depth, containers.length - (endsItem ? 1 : 0));
       return null;
     }
     if (paragraph && depth < containers.length) {
@@ -826,7 +831,10 @@ function hiddenRanges(text) {
       if (item && !(paragraph && !item.mayInterrupt)) {
         endParagraph();
         containers.push(item.contentColumn - base);
-        if (item.content === null) return null; // an empty item so far
+        if (item.content === null) {
+          emptyItem = true;
+          return null; // an empty item so far
+        }
         pos = item.content;
         column = base = item.contentColumn;
         if (item.indentedCode) {

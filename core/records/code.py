@@ -71,7 +71,16 @@ class CodeScanner:
     order). Everything before `settled` is decided: text after it may still become code
     (a code span's closing backticks not yet read)."""
 
-    __slots__ = ("_containers", "_fence", "_paragraph", "_spans", "hidden", "labels", "settled")
+    __slots__ = (
+        "_containers",
+        "_empty_item",
+        "_fence",
+        "_paragraph",
+        "_spans",
+        "hidden",
+        "labels",
+        "settled",
+    )
 
     def __init__(self) -> None:
         self.hidden: list[Hidden] = []
@@ -82,6 +91,9 @@ class CodeScanner:
         self._containers: list[int] = []
         self._fence: tuple[str, int, int] | None = None  # character, length, containers
         self._paragraph = False
+        #: The innermost container is a list item begun on a line of its own, still empty:
+        #: a blank line ends it (an item begins with at most one blank line).
+        self._empty_item = False
         self._spans = _Spans(self.hidden)
 
     def line(self, line: str, start: int) -> None:
@@ -104,9 +116,9 @@ class CodeScanner:
         """Begin reading `line`, the start of the answer's next line at offset `start`, if
         it is paragraph text whatever follows (its first word is whole): where that text
         begins in `line`, to be read with `inline`. None: not known yet, nothing read."""
-        saved = self._containers[:], self._fence, self._paragraph
+        saved = self._containers[:], self._fence, self._paragraph, self._empty_item
         found = self._classify(line, None)
-        self._containers, self._fence, self._paragraph = saved
+        self._containers, self._fence, self._paragraph, self._empty_item = saved
         if found is None:
             return None
         word = line[found:].lstrip(" \t")
@@ -136,9 +148,10 @@ class CodeScanner:
                 self._hide(start, line)
                 return None
             self._fence = None  # its container ended, and the fence with it
+        empty_item, self._empty_item = self._empty_item, False
         if pos == len(line):
             self._end_paragraph(start)
-            del containers[depth:]
+            del containers[min(depth, len(containers) - empty_item) :]
             return None
         if self._paragraph and depth < len(containers):
             if column - base >= 4 or not _starts_block(line, pos):
@@ -181,6 +194,7 @@ class CodeScanner:
                 self._end_paragraph(start)
                 containers.append(item.content_column - base)
                 if item.content is None:
+                    self._empty_item = True
                     return None  # an empty item so far
                 pos, column = item.content, item.content_column
                 base = item.content_column

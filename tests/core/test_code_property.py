@@ -16,7 +16,7 @@ import subprocess
 from collections import Counter
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
@@ -159,6 +159,7 @@ LAZY_FENCE = re.compile(r"^(?:[-*]|[0-9]+[.)])[ ].*\n(?:.*\n)*? {4,}(?:`{3}|~{3}
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(answer())
+@example("*\n\n  ```\n[1]\n```")  # an item begun empty ends at a blank line: a fence after
 def test_the_finder_and_markdown_it_agree_on_what_is_code(text: str) -> None:
     assume(not LAZY_FENCE.search(text))
     found = Counter(mention.marker for mention in find_markers(text, MARKERS))
