@@ -160,6 +160,8 @@ class CitingADKAgent(ADKAgent):  # type: ignore[misc]
 
     def _create_runner(self, adk_agent: Any, user_id: str, app_name: str) -> Runner:
         runner = cast(Runner, super()._create_runner(adk_agent, user_id, app_name))
+        # ag-ui-adk gives no run id here (its execution state holds none): the run's
+        # background task runs in the engine's run context, which holds the run.
         run = CitationRun.current()
         if isinstance(run, ADKRun):
             try:

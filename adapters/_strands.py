@@ -56,6 +56,8 @@ logger = logging.getLogger("moca_agui")
 
 A = TypeVar("A")
 
+# Strands' hooks get no invocation or run id, only `invocation_state` (ag-ui-strands puts
+# no AG-UI run id in it): the run rides there itself, where an id would need a lookup more.
 #: Where a run's `CitationRun` rides in the Strands `invocation_state`.
 RUN_KEY = "moca_agui.run"
 #: Where the client's messages ride in it, for the hook that reads the thread.
