@@ -80,7 +80,7 @@ class ADKRun(CitationRun):
 
     def read_session(self, context: InvocationContext) -> None:
         """Read the thread the model reads, once, before the run's first result."""
-        self.read_kept_thread(lambda: _model_thread(context), self._sent)
+        self.read_history(self._sent, kept=_model_thread(context), only_answers=True)
 
     def saw_event(self, event: Event) -> None:
         """An ADK event of this run: its id, and the model's calls in the order it made them."""
@@ -160,6 +160,8 @@ class CitingADKAgent(ADKAgent):  # type: ignore[misc]
 
     def _create_runner(self, adk_agent: Any, user_id: str, app_name: str) -> Runner:
         runner = cast(Runner, super()._create_runner(adk_agent, user_id, app_name))
+        # ag-ui-adk gives no run id here (its execution state holds none): the run's
+        # background task runs in the engine's run context, which holds the run.
         run = CitationRun.current()
         if isinstance(run, ADKRun):
             try:
@@ -176,16 +178,17 @@ def citing(target: T, options: CitationOptions) -> T:
     return citing_variant(target, CitingADKAgent, options)
 
 
-def _model_thread(context: InvocationContext) -> list[ThreadMessage] | None:
+def _model_thread(context: InvocationContext) -> Iterator[ThreadMessage]:
     """The session's earlier turns the model reads (`_session_thread`): all of them, or
-    none where the run's agents read only the current turn (`include_contents="none"`);
-    None (not known) where some of them do and others do not."""
+    none where the run's agents read only the current turn (`include_contents="none"`).
+    Where some of them do and others do not, the thread is not known: it raises when read
+    (the run leaves its markers out)."""
     reads = {agent.include_contents for agent in _agents(context.agent)}
     if reads == {"none"}:
-        return []
+        return
     if "none" in reads:
-        return None
-    return list(_session_thread(context.session.events))
+        raise ValueError("some of the run's agents read the session, others only this turn")
+    yield from _session_thread(context.session.events)
 
 
 def _agents(agent: Any) -> Iterator[Any]:

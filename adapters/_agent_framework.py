@@ -80,7 +80,7 @@ class CitingAgentFrameworkAgent(AgentFrameworkAgent):
         sent = input_data.get("messages") or ()  # the thread the client sent
         kept = _kept_thread(self, input_data, run)
         if _loads_own_history(self) or (kept is None and _provider_thread(self, stored=False)):
-            run.read_kept_thread(None, sent)  # not known here
+            run.thread_unreadable("the thread the chat agent keeps is not known here")
         elif kept is not None:  # the endpoint keeps the thread: the model reads it
             provider = _provider_thread(self, stored=True)
             events = _after_kept_thread(events, run, sent, provider, *kept)
@@ -160,8 +160,7 @@ async def _after_kept_thread(
     same snapshot when the run starts: with none stored yet, its model reads the client's
     thread (or, with `provider`, its provider's); else the stored one, then only the
     client's new question and its results of calls the stored thread left open
-    (`read_kept_thread`): a turn the client dropped or edited still counts, one the store
-    never held never does."""
+    (`only_answers`): a turn the client dropped or edited counts, one never stored does not."""
     kept: list[Any] | None = None
     try:
         snapshot = await store.get(scope=scope, thread_id=thread_id)
@@ -169,10 +168,12 @@ async def _after_kept_thread(
     except Exception:
         logger.exception("moca_agui: the endpoint's thread not read")
     thread = cast(Iterable[Any], sent)
-    if kept is None or kept:
-        run.read_kept_thread(None if kept is None else lambda: kept, thread)
+    if kept is None:
+        run.thread_unreadable("the endpoint's thread store was not read")
+    elif kept:
+        run.read_history(thread, kept=kept, only_answers=True)
     elif provider:
-        run.read_kept_thread(None, thread)  # not known here
+        run.thread_unreadable("the provider's thread is not known here")
     else:
         run.read_history(thread)
     try:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
+import itertools
 import logging
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from typing import Any, TypeVar
@@ -55,6 +56,8 @@ logger = logging.getLogger("moca_agui")
 
 A = TypeVar("A")
 
+# Strands' hooks get no invocation or run id, only `invocation_state` (ag-ui-strands puts
+# no AG-UI run id in it): the run rides there itself, where an id would need a lookup more.
 #: Where a run's `CitationRun` rides in the Strands `invocation_state`.
 RUN_KEY = "moca_agui.run"
 #: Where the client's messages ride in it, for the hook that reads the thread.
@@ -104,9 +107,8 @@ def _read_thread(event: BeforeInvocationEvent) -> None:
     run, sent = event.invocation_state.get(RUN_KEY), event.invocation_state.get(_SENT_KEY)
     if not isinstance(run, CitationRun) or not isinstance(sent, list):
         return
-    run.read_kept_thread(
-        lambda: [*_thread(event.agent.messages), *_thread(event.messages or ())], sent
-    )
+    kept = itertools.chain(_thread(event.agent.messages), _thread(event.messages or ()))
+    run.read_history(sent, kept=kept, only_answers=True)  # read once, later calls passed over
 
 
 def _thread(messages: Iterable[Any]) -> Iterator[ThreadMessage]:

@@ -140,16 +140,14 @@ class CitationRun:
         self._intake.capture(tool_name, result, tool_call_id)
 
     def read_history(
-        self, messages: Iterable[object], *, kept: Iterable[object] | None = None
+        self,
+        messages: Iterable[object],
+        *,
+        kept: Iterable[object] | None = None,
+        only_answers: bool = False,
     ) -> None:
         """Take in the thread the model reads, once (`ThreadReading.read`)."""
-        self._thread.read(messages, kept)
-
-    def read_kept_thread(
-        self, kept: Callable[[], Iterable[object] | None] | None, sent: Iterable[object]
-    ) -> None:
-        """Take in the thread the framework keeps, once (`ThreadReading.read_kept`)."""
-        self._thread.read_kept(kept, sent)
+        self._thread.read(messages, kept, only_answers)
 
     def thread_unreadable(self, why: str) -> None:
         """The thread cannot be read whole: markers are left out (`ThreadReading.unreadable`)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Protocol
 
 __all__ = ["RunFeed"]
@@ -16,14 +16,15 @@ class RunFeed(Protocol):
         """Whether results of `tool_name` are Reader results."""
 
     def read_history(
-        self, messages: Iterable[object], *, kept: Iterable[object] | None = None
+        self,
+        messages: Iterable[object],
+        *,
+        kept: Iterable[object] | None = None,
+        only_answers: bool = False,
     ) -> None:
-        """Take in the thread the model reads: the client's `messages` after the `kept` ones."""
-
-    def read_kept_thread(
-        self, kept: Callable[[], Iterable[object] | None] | None, sent: Iterable[object]
-    ) -> None:
-        """Take in the thread the framework keeps (`kept()`), then `sent`'s open answers."""
+        """Take in the thread the model reads, once: the framework's `kept` thread, if it
+        keeps one, then the client's `messages` it does not hold (`only_answers`: only the
+        client's answers to calls the kept thread left open)."""
 
     def thread_unreadable(self, why: str) -> None:
         """The thread the model reads cannot be read whole: markers are left out."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 
 from ..records.history import earlier_results, kept_then_answers, kept_then_sent
 from .hooks import Hooks
@@ -25,64 +25,40 @@ class ThreadReading:
         self._hooks = hooks
         self._intake = intake
         self._ledger = ledger
-        self._taken = False  # `read` or `read_kept` was called
+        self._taken = False  # `read` was called
 
-    def read(self, messages: Iterable[object], kept: Iterable[object] | None) -> None:
+    def read(
+        self,
+        messages: Iterable[object],
+        kept: Iterable[object] | None,
+        only_answers: bool = False,
+    ) -> None:
         """Take in the thread the model reads on this turn (`RunAgentInput.messages`, as
         `ag_ui.core` messages or wire dicts): the Reader results of its earlier turns
         become entries, before this run's, with the markers the model was shown. No
         record of the thread is kept (the client sent them): an earlier source is cited
         only with a record the Reader gives in this run (again, or through `lookup`).
 
-        `kept`: the thread the framework keeps server-side (a session, an agent's own
-        history), as the model reads it, when the client may send only its new messages:
-        it comes first, then the messages of `messages` it does not hold.
+        `kept`: the thread the framework keeps server-side (a checkpoint, a session, an
+        agent's own messages, a thread store), as the model reads it; it comes first. The
+        framework merges the client's thread into it (`kept_then_sent`: the messages of
+        `messages` it does not hold follow), or, `only_answers`, takes from the client
+        only its answers to calls the kept thread left open (`kept_then_answers`): a turn
+        the client sends that the kept thread lacks never reaches the model, so it is
+        never numbered. `kept` is read here, once: an iterator that raises fails the run
+        closed, as below.
 
-        Read once: later calls are passed over. Call it before the run's first result;
-        after a numbered tool showed a marker, the thread is not numbered (the model was
-        shown numbers that did not count it): the run fails closed. A thread that cannot
-        be read whole is never numbered in part: the run fails closed (`unreadable`); the
-        results it could read still name the nodes a versioned ref may cite."""
+        Read once: later calls are passed over (a framework may start its model more than
+        once in a run). Call it before the run's first result; after a numbered tool
+        showed a marker, the thread is not numbered (the model was shown numbers that did
+        not count it): the run fails closed. A thread that cannot be read whole is never
+        numbered in part: the run fails closed (`unreadable`); the results it could read
+        still name the nodes a versioned ref may cite."""
         if self._taken:
             logger.debug("moca_agui: the thread was read before; passed over")
             return
         self._taken = True
-        self._take(messages, kept)
-
-    def read_kept(
-        self, kept: Callable[[], Iterable[object] | None] | None, sent: Iterable[object]
-    ) -> None:
-        """Take in the thread the model reads where the framework keeps it server-side and
-        takes from the client only its new turns (ADK's session, a Strands agent's own
-        messages, Agent Framework's thread store): `kept()`, as the model reads it, then
-        the client's `sent` answers to calls it left open (`kept_then_answers`). A turn
-        the client sends that the kept thread lacks (dropped, edited, another server's)
-        never reaches the model, so it is never numbered.
-
-        Read once (with `read`): a framework may start its model more than once in a run
-        (a batch of tool results, then a question); later calls are passed over, `kept`
-        not called. Call it before the run's first result.
-
-        `kept` None, or `kept()` None or raising: the thread the model reads cannot be
-        read. The model's numbers count on from a thread the run does not know, so every
-        marker is left out, only versioned refs are cited and numbered tools show no
-        markers (logged once).
-        """
-        if self._taken:
-            return
-        self._taken = True
-        why = "the framework gives no thread of its own to read"
-        if kept is not None:
-            try:
-                held = kept()
-                if held is not None:
-                    self._take(kept_then_answers(held, sent), None)
-                    return
-                why = "the framework's kept thread is not there"
-            except Exception as failed:
-                logger.debug("moca_agui: the kept thread not read", exc_info=failed)
-                why = f"the framework's kept thread ({type(failed).__name__}: {failed})"
-        self.unreadable(why)
+        self._take(messages, kept, only_answers)
 
     def unreadable(self, why: str) -> None:
         """The thread the model reads on this turn cannot be read whole (too long for a
@@ -100,13 +76,16 @@ class ThreadReading:
             why,
         )
 
-    def _take(self, messages: Iterable[object], kept: Iterable[object] | None) -> None:
+    def _take(
+        self, messages: Iterable[object], kept: Iterable[object] | None, only_answers: bool
+    ) -> None:
         if not self._ledger.thread_read:
             return
         failed: Exception | None = None
         try:
             if kept is not None:
-                messages = kept_then_sent(kept, messages)
+                merged = kept_then_answers if only_answers else kept_then_sent
+                messages = merged(kept, messages)
             results = earlier_results(messages, self._hooks.is_reader_tool)
         except Exception as exc:
             failed, results = exc, []

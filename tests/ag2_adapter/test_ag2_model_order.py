@@ -122,6 +122,19 @@ async def test_twenty_runs_in_ag2s_own_order_give_the_models_order_every_time() 
         assert cited_refs(events) == {"[1]": ref(A), "[2]": ref(B)}
 
 
+async def test_two_concurrent_runs_of_one_stream_each_learn_their_own_models_order() -> None:
+    """Two requests at once on one instrumented stream, the wire carrying call-b first in
+    both: each run is told its own model's order (a run told the other's would follow
+    the wire and cite [1] as B)."""
+    delays = {ref(A): 0.02, ref(B): 0.0}
+    stream = moca_agui.instrument(AGUIStream(scripted_agent(delays, second_call_first=True)))
+    app = Starlette(routes=[Route("/", stream.build_asgi())])
+    for both in [await asyncio.gather(answer(app), answer(app)) for _ in range(3)]:
+        for events in both:
+            assert start_order(events) == ["call-b", "call-a"]
+            assert cited_refs(events) == {"[1]": ref(A), "[2]": ref(B)}
+
+
 async def test_the_bare_middleware_leaves_the_markers_out_never_naming_the_wrong_node(
     caplog: pytest.LogCaptureFixture,
 ) -> None:

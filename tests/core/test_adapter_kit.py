@@ -36,7 +36,7 @@ async def cited(citation_run: CitationRun, answer: str) -> list[dict[str, object
 
 async def test_a_kept_thread_made_with_the_kit_counts_its_results_before_this_runs():
     citation_run = CitationRun()
-    citation_run.read_kept_thread(lambda: kept_turn("c1", A), sent=[])
+    citation_run.read_history([], kept=kept_turn("c1", A), only_answers=True)
     citation_run.capture("moca_get_node", B, tool_call_id="c2")
     # [1] is the earlier turn's source, whose record this run does not hold: left out.
     assert await cited(citation_run, "[2].") == [{"marker": "[2]", "record": B}]
@@ -44,7 +44,7 @@ async def test_a_kept_thread_made_with_the_kit_counts_its_results_before_this_ru
 
 async def test_a_failed_call_in_a_kept_thread_is_shown_but_holds_no_source():
     citation_run = CitationRun()
-    citation_run.read_kept_thread(lambda: kept_turn("c1", A, failed=True), sent=[])
+    citation_run.read_history([], kept=kept_turn("c1", A, failed=True), only_answers=True)
     citation_run.capture("moca_get_node", B, tool_call_id="c2")
     assert await cited(citation_run, "[1].") == [{"marker": "[1]", "record": B}]
 

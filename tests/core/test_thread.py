@@ -189,8 +189,8 @@ async def test_a_kept_thread_is_read_once_with_only_the_clients_answers_to_its_o
         {"id": "t2", "role": "tool", "toolCallId": "c2", "content": json.dumps(view)},
     )
     citation_run = moca_agui.adapter.CitationRun()
-    citation_run.read_kept_thread(lambda: kept, sent.messages)
-    citation_run.read_kept_thread(None, sent.messages)  # read once: passed over
+    citation_run.read_history(sent.messages, kept=kept, only_answers=True)
+    citation_run.read_history(sent.messages)  # read once: passed over
     shown = json.loads(str(citation_run.numbered("moca_search", {"results": [d, C, A]})))
     assert [entry["marker"] for entry in shown["results"]] == ["[4]", "[3]", "[1]"]
     citation_run.capture("moca_get_node", B, tool_call_id="c3")
@@ -203,11 +203,12 @@ async def test_a_kept_thread_that_cannot_be_read_leaves_every_default_marker_out
     citation_run = moca_agui.adapter.CitationRun()
     sent = turn_input(*earlier_turn(1, "moca_get_node", A, "See [1]."))
 
-    def broken() -> list[object]:
+    def broken() -> Iterator[object]:
         raise RuntimeError("the session store is down")
+        yield
 
     with caplog.at_level(logging.WARNING, logger="moca_agui"):
-        citation_run.read_kept_thread(broken, sent.messages)
+        citation_run.read_history(sent.messages, kept=broken(), only_answers=True)
         citation_run.capture("moca_search", {"results": [B, C]}, tool_call_id="c2")
         citation_run.add_text("m2", f"B [1], C [2] and [3]; per {ref(C)}.")
         event = await citation_run.event_for("m2")
