@@ -8,6 +8,7 @@ stream as the client reads it and makes the citation events when they are due.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextvars import Token
@@ -153,15 +154,15 @@ class CitationStream:
 
 
 class _Running:
-    """The stream's run is the one tools number into while this is entered."""
+    """The stream's run is the one tools number into while this is entered. It may be
+    entered again once left (a driver enters it for each step of the agent)."""
 
-    __slots__ = ("_outside", "_stream", "_token")
+    __slots__ = ("_stream", "_token")
 
     def __init__(self, stream: NumberingRun) -> None:
         self._stream = stream
 
     def __enter__(self) -> None:
-        self._outside = ACTIVE_RUN.get()
         self._token: Token[NumberingRun | None] = ACTIVE_RUN.set(self._stream)
 
     def __exit__(
@@ -170,7 +171,7 @@ class _Running:
         error: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        try:
+        # Left in another context (a generator closed elsewhere): that context's run is its
+        # own, and the one entered went with the context it was entered in.
+        with contextlib.suppress(ValueError):
             ACTIVE_RUN.reset(self._token)
-        except ValueError:  # left in another context (a generator closed elsewhere)
-            ACTIVE_RUN.set(self._outside)

@@ -60,22 +60,28 @@ async def cited(
     """Yield `events` through `stream`: what it sends for each event, then what it sends
     when `events` ends. Closing it closes `events`.
 
-    `events` makes each event inside the stream's `running()`, so numbered tools it calls
-    (and tasks it starts) number into the stream's run.
+    `events` makes each event inside the stream's `running()`, entered anew for each step
+    (a consumer may step this from a new task each time), so numbered tools it calls (and
+    tasks it starts) number into the stream's run.
     """
     iterator = aiter(events)
     push = stream.push
+    running = stream.running()
     try:
-        with stream.running():
-            async for event in iterator:
-                sent = push(event)
-                if sent is event:  # most events: nothing else to send
-                    yield event
-                else:
-                    async for made in cast(AsyncIterator[BaseEvent], sent):
-                        yield made
-            async for made in stream.finish():
-                yield made
+        while True:
+            with running:
+                try:
+                    event = await anext(iterator)
+                except StopAsyncIteration:
+                    break
+            sent = push(event)
+            if sent is event:  # most events: nothing else to send
+                yield event
+            else:
+                async for made in cast(AsyncIterator[BaseEvent], sent):
+                    yield made
+        async for made in stream.finish():
+            yield made
     finally:
         stream.close()  # a client that left leaves nothing of the run running
         close = getattr(iterator, "aclose", None)

@@ -24,7 +24,7 @@ import moca_agui
 import moca_agui.adapter
 from moca_agui.check import check_events
 from streams import message, run_finished, run_started
-from support import citation_events, cited_as_shown, collect, copied_answer, record, ref
+from support import citation_events, cited_as_shown, collect, copied_answer, record, ref, wire
 
 A, B, C, D = record("a.md"), record("b.md"), record("c.md"), record("d.md")
 
@@ -220,3 +220,30 @@ async def test_a_result_that_cannot_be_shown_numbers_nothing_the_model_could_rea
     assert [(c["marker"], c["record"]["node"]["path"]) for c in event.value["citations"]] == [
         ("[3]", "c.md")
     ]
+
+
+async def in_new_tasks(events: AsyncIterator[BaseEvent]) -> list[dict[str, Any]]:
+    """Each step in a new task, as SSE keep-alive loops do (`asyncio.wait_for` on 3.11)."""
+    return await stepped(events, lambda step: asyncio.create_task(step))
+
+
+async def with_wait_for(events: AsyncIterator[BaseEvent]) -> list[dict[str, Any]]:
+    return await stepped(events, lambda step: asyncio.wait_for(step, 5))
+
+
+async def stepped(events: AsyncIterator[BaseEvent], wrap: Any) -> list[dict[str, Any]]:
+    sent: list[dict[str, Any]] = []
+    while True:
+        try:
+            sent.append(wire(await wrap(anext(events))))
+        except StopAsyncIteration:
+            return sent
+
+
+@pytest.mark.parametrize("step", [in_new_tasks, with_wait_for])
+async def test_a_consumer_stepping_from_other_tasks_still_numbers_into_the_run(step):
+    shown: list[str] = []
+    stream = await step(moca_agui.cite(agent(shown)))
+    assert json.loads(shown[1]) == {"results": [{"marker": "[1]", "result": C}]}
+    [value] = citation_events(stream)
+    assert [c["marker"] for c in value["citations"]] == ["[2]", "[3]", "[1]", "[4]"]
