@@ -17,7 +17,7 @@ from typing import Any, TypeAlias, TypeVar
 
 from ag_ui.core import BaseEvent, TextMessageContentEvent
 
-from ..plugins.numbered import ACTIVE_RUN, NumberingRun
+from ..context import ACTIVE_RUN, NumberingRun
 from ..run import CitationRun
 from .engine import Citing
 

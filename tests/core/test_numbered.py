@@ -135,7 +135,7 @@ async def test_a_result_with_no_source_and_a_tool_that_is_not_a_reader_are_shown
         return {"error": f"no node {node_id}"}
 
     run = moca_agui.adapter.CitationRun()
-    with run.active():
+    with moca_agui.adapter.CitationStream(run).running():
         assert moca_agui.numbered(web_fetch)(url="x") == {"query": "q", "results": [A]}
         assert moca_agui.numbered(moca_get_node)(node_id="x") == {"error": "no node x"}
     assert run.numbered("moca_search", {"query": "q", "results": []}) == {

@@ -2,8 +2,7 @@
 behind `CitationStream.push`/`finish`, nor sets the run context between events.
 
 The engine (`core/stream/engine.py`, `core/stream/citation_stream.py`) alone calls
-`flush` and `delta_path` and enters the run context (`CitationStream.running`);
-`CitationRun.active` is the one other place that sets it, for a run with no stream.
+engine internals and sets the run context (`CitationStream.running`).
 """
 
 from __future__ import annotations
@@ -17,7 +16,6 @@ ENGINE = {"core/stream/engine.py", "core/stream/citation_stream.py"}
 #: Modules that may set the run context, and why.
 SETS_CONTEXT = {
     "core/stream/citation_stream.py": "the engine's `running()`",
-    "core/run/citation_run.py": "`CitationRun.active()`, a run with no stream",
 }
 CONTEXT_VAR = "ACTIVE_RUN"
 
