@@ -13,8 +13,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable
 
-from ag_ui.core import CustomEvent
-
 from ..context import ACTIVE_RUN
 from ..options import CitationOptions
 from .ahead import LookAhead
@@ -168,7 +166,3 @@ class CitationRun:
         """The client now holds the message `old` as `new`: its event names `new`."""
         self.messages.rename(old, new)
         self.events.renamed(old)
-
-    async def event_for(self, message_id: str) -> CustomEvent | None:
-        """The `moca.citations` event for one message (`Events.event_for`)."""
-        return await self.events.event_for(message_id)

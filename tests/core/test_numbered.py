@@ -215,7 +215,7 @@ async def test_a_result_that_cannot_be_shown_numbers_nothing_the_model_could_rea
     shown = json.loads(str(citation_run.numbered("moca_search", {"results": [record("c.md")]})))
     assert [entry["marker"] for entry in shown["results"]] == ["[3]"]
     citation_run.add_text("m1", "See [1], [2] and [3].")
-    event = await citation_run.event_for("m1")
+    event = await citation_run.events.event_for("m1")
     assert event is not None
     assert [(c["marker"], c["record"]["node"]["path"]) for c in event.value["citations"]] == [
         ("[3]", "c.md")
