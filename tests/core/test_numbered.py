@@ -5,6 +5,7 @@ numbers. A scripted model copies what it was shown."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import inspect
 import json
 import logging
@@ -247,3 +248,15 @@ async def test_a_consumer_stepping_from_other_tasks_still_numbers_into_the_run(s
     assert json.loads(shown[1]) == {"results": [{"marker": "[1]", "result": C}]}
     [value] = citation_events(stream)
     assert [c["marker"] for c in value["citations"]] == ["[2]", "[3]", "[1]", "[4]"]
+
+
+def test_leaving_a_run_in_another_context_keeps_that_contexts_own_run():
+    """A `running()` left in a context it was not entered in (a generator closed from
+    elsewhere) leaves that context's run as it is."""
+    CitationRun, CitationStream = moca_agui.adapter.CitationRun, moca_agui.adapter.CitationStream
+    elsewhere = CitationStream(CitationRun()).running()
+    contextvars.copy_context().run(elsewhere.__enter__)
+    here = CitationStream(CitationRun())
+    with here.running():
+        elsewhere.__exit__(None, None, None)
+        assert CitationRun.current() is here.run
