@@ -8,7 +8,6 @@ stream as the client reads it and makes the citation events when they are due.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextvars import Token
@@ -155,7 +154,7 @@ class CitationStream:
 
 class _Running:
     """The stream's run is the one tools number into while this is entered. It may be
-    entered again once left (a driver enters it for each step of the agent)."""
+    entered again once left (a driver enters it for a step made from another context)."""
 
     __slots__ = ("_stream", "_token")
 
@@ -171,7 +170,7 @@ class _Running:
         error: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        # Left in another context (a generator closed elsewhere): that context's run is its
-        # own, and the one entered went with the context it was entered in.
-        with contextlib.suppress(ValueError):
+        try:
             ACTIVE_RUN.reset(self._token)
+        except ValueError:  # left in another context (a generator closed elsewhere): that
+            return  # context's run is its own; the one entered went with its context
