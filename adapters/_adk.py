@@ -22,9 +22,9 @@ plugin on the run's `Runner` (`_ADKRunPlugin`):
   server's, unless ag-ui-adk seeded it into a new session) never does.
 
 `ADKAgent` makes a new `Runner` per run in the background task (`_create_runner`); the
-run reaches it as the active run (`CitationRun.current()`), which `cite` sets while the
-stream makes each event and `asyncio.create_task` copies into the task. Each run has
-its own `ADKRun`; nothing is kept on the agent.
+run reaches it as the active run (`CitationRun.current()`): `cite` enters its stream's
+`running()` for each step of the stream, and `asyncio.create_task` copies it into the
+task. Each run has its own `ADKRun`; nothing is kept on the agent.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ The AG-UI events of ag-ui-langgraph lose part of what a tool returned: TOOL_CALL
 carries only a `content_and_artifact` tool's content, and flattens a list of content
 blocks (an MCP tool's result) into one string. So the tool outputs are read from the
 LangGraph events instead, in `prepare_stream` (`watch`), and handed to the run's
-`LangGraphRun` through the parent's per-run `active_run`, the only state the two share.
+`LangGraphRun`, which it finds in the agent's `RunRegistry` by the run's id.
 So is the order the model issued its calls (each model response's `tool_calls`), which
 numbers the results: TOOL_CALL_START gives it only when the model streams.
 

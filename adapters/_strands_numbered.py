@@ -9,7 +9,6 @@ numbers into the run the instrumented `StrandsAgent` put in the call's
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import AsyncGenerator
 from typing import Any
 
@@ -58,8 +57,7 @@ class NumberedTool(AgentTool):
             return result
         parts = content_parts(result.get("content"))
         run = invocation_state.get(RUN_KEY)
-        with run.active() if isinstance(run, CitationRun) else contextlib.nullcontext():
-            shown = numbered_result(self._name, parts)
+        shown = numbered_result(self._name, parts, run if isinstance(run, CitationRun) else None)
         if shown is parts:  # not a Reader's, no source in it, or outside a run
             return result
         return {**result, "content": [{"text": str(shown)}]}

@@ -1,7 +1,8 @@
 """`numbered`: Reader tools whose results show the model each source's run-wide marker.
 
-A numbered tool asks the run it is called in (`CitationStream.running`, which `cite`, the
-middleware and the adapters enter while the agent runs) to number its result as it is
+A numbered tool asks the run it is called in (the run context, `moca_agui.context`, which
+`cite`, the middleware and the adapters enter through `CitationStream.running` while the
+agent runs) to number its result as it is
 produced, and returns what the model reads: the result's sources, each beside its
 marker. The run captures the result itself, exactly as the Reader produced it, and its
 marker table is those numbers, so `[n]` in the answer names what the model was shown as
@@ -14,31 +15,20 @@ import functools
 import inspect
 import logging
 from collections.abc import Callable
-from contextvars import ContextVar
-from typing import Any, Protocol
+from typing import Any
 
-__all__ = ["ACTIVE_RUN", "NumberingRun", "numbered_function", "numbered_result"]
+from ..context import ACTIVE_RUN, NumberingRun
+
+__all__ = ["numbered_function", "numbered_result"]
 
 logger = logging.getLogger("moca_agui")
 
 
-class NumberingRun(Protocol):
-    """What numbers Reader results: a stream's current run (`CitationStream`), or a run
-    itself (`CitationRun`)."""
-
-    def numbered(self, tool_name: str, result: object) -> object: ...
-
-
-#: What numbers the results of the agent running in this context. Set by
-#: `CitationStream.running` (or `CitationRun.active`); per context, so concurrent runs
-#: never see each other's.
-ACTIVE_RUN: ContextVar[NumberingRun | None] = ContextVar("moca_agui_active_run", default=None)
-
-
-def numbered_result(tool_name: str, result: object) -> object:
-    """What the model reads of one result of `tool_name`: numbered by the active run, or
-    `result` itself outside a run (logged), for a tool that is not a Reader, or on error."""
-    run = ACTIVE_RUN.get()
+def numbered_result(tool_name: str, result: object, run: NumberingRun | None = None) -> object:
+    """What the model reads of one result of `tool_name`: numbered by `run` (by default the
+    run of this context), or `result` itself outside a run (logged), for a tool that is not
+    a Reader, or on error."""
+    run = run or ACTIVE_RUN.get()
     if run is None:
         logger.warning(
             "moca_agui: %s ran outside a citing run: its result is shown without numbers",

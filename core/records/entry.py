@@ -32,13 +32,13 @@ def entry_of(item: object) -> Entry | None:
         start, end = span.get("start"), span.get("end")
         if type(start) is int and type(end) is int:
             return Entry(ref, (start, end))
-        start, end = _whole(start), _whole(end)
+        start, end = _integer_offset(start), _integer_offset(end)
         if start is not None and end is not None:
             return Entry(ref, (start, end))
     return Entry(ref)
 
 
-def _whole(offset: object) -> int | None:
+def _integer_offset(offset: object) -> int | None:
     """A span offset as an int, if it is an integer (7 or 7.0); else None."""
     if type(offset) is int:
         return offset

@@ -56,10 +56,10 @@ ReaderItem = dict[str, Any] | CompactResult
 def parse_json(text: str) -> Any:
     """Parse JSON strictly (no NaN or Infinity, no number out of range, no duplicated key);
     raise ValueError otherwise."""
-    return _parsed(text)[0]
+    return _parsed_and_wire(text)[0]
 
 
-def _parsed(text: str) -> tuple[Any, WireText | None]:
+def _parsed_and_wire(text: str) -> tuple[Any, WireText | None]:
     """`parse_json`, and the text as `WireText` if pydantic's parser read it: its objects
     are then plain wire JSON no one else holds. None: Python's stricter parser read it (a
     rare text), and its records are copied before they are kept."""
@@ -199,7 +199,7 @@ def _collect(value: object, items: ReaderItems, depth: int) -> None:
         if _MCP_ERROR.match(text):  # the text of an MCP error, e.g. invalid arguments
             logger.debug("moca_agui: the Reader answered an error: %.200s", text)
             return
-        value, wire = _parsed(text)
+        value, wire = _parsed_and_wire(text)
         outer, items.wire = items.wire, wire  # a text inside a text is read on its own
         try:
             _collect(value, items, depth + 1)
@@ -305,7 +305,7 @@ def _text_of(part: object) -> object:
 def _collect_citation(value: object, items: ReaderItems, depth: int) -> None:
     wire = items.wire
     if isinstance(value, str):
-        value, wire = _parsed(value)
+        value, wire = _parsed_and_wire(value)
     if looks_like_record(value):
         items.add_record(value, wire)
 

@@ -182,11 +182,11 @@ def _is_link(text: str, end: int, marker: str, labels: set[str]) -> bool:
 
 def _in_code(position: int, code: list[Hidden]) -> bool:
     """Whether `position` is in one of the `code` ranges (in order, not overlapping)."""
-    at = bisect.bisect(code, position, key=_start) - 1
+    at = bisect.bisect(code, position, key=_span_start) - 1
     return at >= 0 and position < code[at][1]
 
 
-def _start(span: Hidden) -> int:
+def _span_start(span: Hidden) -> int:
     return span[0]
 
 

@@ -35,7 +35,7 @@ _CLOSED = ConfigDict(extra="forbid", strict=True)
 _OPEN = ConfigDict(extra="ignore", strict=True)
 
 
-def _whole(value: float) -> float:
+def _require_integer(value: float) -> float:
     if not value.is_integer():
         raise ValueError("not an integer")
     return value
@@ -52,7 +52,7 @@ Integer = Annotated[
             [
                 core_schema.int_schema(ge=0, strict=True),
                 core_schema.no_info_after_validator_function(
-                    _whole, core_schema.float_schema(ge=0, strict=True)
+                    _require_integer, core_schema.float_schema(ge=0, strict=True)
                 ),
             ],
             mode="left_to_right",

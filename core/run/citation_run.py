@@ -10,14 +10,11 @@ runs.
 
 from __future__ import annotations
 
-import contextlib
 import logging
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 
-from ag_ui.core import CustomEvent
-
+from ..context import ACTIVE_RUN
 from ..options import CitationOptions
-from ..plugins.numbered import ACTIVE_RUN
 from .ahead import LookAhead
 from .checks import Checks
 from .events import Events
@@ -90,22 +87,11 @@ class CitationRun:
 
     @staticmethod
     def current() -> CitationRun | None:
-        """The run active in this context (`active`, or the current run of the stream
-        whose `running()` is entered), if any: numbered tools number into it."""
+        """The current run of the stream whose `running()` is entered in this context, if
+        any: numbered tools number into it."""
         active = ACTIVE_RUN.get()
         run = active if isinstance(active, CitationRun) else getattr(active, "run", None)
         return run if isinstance(run, CitationRun) else None
-
-    @contextlib.contextmanager
-    def active(self) -> Iterator[CitationRun]:
-        """Make this the run numbered tools number into, in this context and the tasks and
-        threads started from it, while the block runs. For a run with no stream of its
-        own; a driver enters its stream's `CitationStream.running()` instead."""
-        token = ACTIVE_RUN.set(self)
-        try:
-            yield self
-        finally:
-            ACTIVE_RUN.reset(token)
 
     def end(self, after: Callable[[], CitationRun | None] | None = None) -> None:
         """The run's stream is over: a numbered tool called later (a task the run was
@@ -178,7 +164,3 @@ class CitationRun:
         """The client now holds the message `old` as `new`: its event names `new`."""
         self.messages.rename(old, new)
         self.events.renamed(old)
-
-    async def event_for(self, message_id: str) -> CustomEvent | None:
-        """The `moca.citations` event for one message (`Events.event_for`)."""
-        return await self.events.event_for(message_id)

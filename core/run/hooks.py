@@ -120,7 +120,7 @@ class Hooks:
                 if mentions
                 for mention in mentions
             ]
-        found.sort(key=_start)
+        found.sort(key=_mention_start)
         return found
 
 
@@ -129,5 +129,5 @@ def _builtin_only(caller: Any) -> bool:
     return all(impl.plugin is builtin for impl in caller.get_hookimpls())
 
 
-def _start(mention: Mention) -> int:
+def _mention_start(mention: Mention) -> int:
     return mention.start

@@ -44,7 +44,11 @@ class Intake:
     def capture(self, tool_name: str, result: object, tool_call_id: str | None) -> None:
         """Take in one tool result; only a Reader tool's result can hold sources."""
         items = self._hooks.reader_items(tool_name, result)
-        if items is None and self._hooks.is_reader_tool(tool_name) and not _prose(_parsed(result)):
+        if (
+            items is None
+            and self._hooks.is_reader_tool(tool_name)
+            and not _prose(_read_fast(result))
+        ):
             logger.warning(
                 "moca_agui: a result of %s could not be read: the sources the model counted "
                 "in it are not known, so default markers are left out (versioned refs are "
@@ -64,7 +68,7 @@ class Intake:
         long, malformed JSON): the entries the model read there are not known."""
         if not self._hooks.is_reader_tool(result.tool_name):
             return
-        content = _parsed(result.content)
+        content = _read_fast(result.content)
         view = numbered_view(content)
         if view is None:
             view = [(None, content)]
@@ -155,7 +159,7 @@ def _prose(shown: object) -> bool:
     )
 
 
-def _parsed(content: object) -> object:
+def _read_fast(content: object) -> object:
     """An earlier result's JSON text as a value, read fast: its records are never sent,
     so the wire text needs none of the proofs a record sent on needs; anything else (not
     JSON, content parts) as it is, for the hooks to read. One text part is its text (a

@@ -16,7 +16,7 @@ from typing import Any, TypeAlias, TypeVar
 
 from ag_ui.core import BaseEvent, TextMessageContentEvent
 
-from ..plugins.numbered import ACTIVE_RUN, NumberingRun
+from ..context import ACTIVE_RUN, NumberingRun
 from ..run import CitationRun
 from .engine import Citing
 
@@ -153,15 +153,15 @@ class CitationStream:
 
 
 class _Running:
-    """The stream's run is the one tools number into while this is entered."""
+    """The stream's run is the one tools number into while this is entered. It may be
+    entered again once left (a driver enters it for a step made from another context)."""
 
-    __slots__ = ("_outside", "_stream", "_token")
+    __slots__ = ("_stream", "_token")
 
     def __init__(self, stream: NumberingRun) -> None:
         self._stream = stream
 
     def __enter__(self) -> None:
-        self._outside = ACTIVE_RUN.get()
         self._token: Token[NumberingRun | None] = ACTIVE_RUN.set(self._stream)
 
     def __exit__(
@@ -172,5 +172,5 @@ class _Running:
     ) -> None:
         try:
             ACTIVE_RUN.reset(self._token)
-        except ValueError:  # left in another context (a generator closed elsewhere)
-            ACTIVE_RUN.set(self._outside)
+        except ValueError:  # left in another context (a generator closed elsewhere): that
+            return  # context's run is its own; the one entered went with its context

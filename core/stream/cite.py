@@ -8,6 +8,7 @@ from typing import TypeVar, Unpack, cast
 
 from ag_ui.core import BaseEvent, RunAgentInput
 
+from ..context import ACTIVE_RUN
 from ..options import CitationOptions, OptionKeywords
 from ..run import CitationRun
 from .citation_stream import CitationStream
@@ -60,14 +61,24 @@ async def cited(
     """Yield `events` through `stream`: what it sends for each event, then what it sends
     when `events` ends. Closing it closes `events`.
 
-    `events` makes each event inside the stream's `running()`, so numbered tools it calls
-    (and tasks it starts) number into the stream's run.
+    `events` makes each event inside the stream's `running()` (entered again for a step
+    the consumer makes from another context, a new task each time, say), so numbered
+    tools it calls (and tasks it starts) number into the stream's run.
     """
     iterator = aiter(events)
     push = stream.push
+    step, running, here = iterator.__anext__, stream.running(), ACTIVE_RUN.get
     try:
         with stream.running():
-            async for event in iterator:
+            while True:
+                try:
+                    if here() is stream:
+                        event = await step()
+                    else:  # the consumer steps from another context (a new task)
+                        with running:
+                            event = await step()
+                except StopAsyncIteration:
+                    break
                 sent = push(event)
                 if sent is event:  # most events: nothing else to send
                     yield event

@@ -31,6 +31,8 @@ _LINE_END = re.compile(rb"\r\n|\r(?!\n)|\n")
 _BLANK_LINE = re.compile(rb"(?:\r\n|\r(?!\n)|\n){2}")
 #: How the data of an event starts as every AG-UI encoder writes it: its type first.
 _TYPE_FIRST = b'{"type":"'
+#: A second `type` key in it: the last one is the event's (`_type`).
+_TYPE_KEY = b'"type"'
 #: Every event type, as the bytes of its JSON string: one not among them is parsed (and
 #: then does not read as an AG-UI event).
 _TYPES = frozenset(kind.value.encode() for kind in EventType)
@@ -220,9 +222,10 @@ def _data(buffer: bytes, start: int, end: int) -> bytes | None:
 
 
 def _type(data: bytes) -> bytes | None:
-    """The event type `data` names first, as every AG-UI encoder writes it, if it is one;
-    else None (the event is parsed to be read)."""
-    if not data.startswith(_TYPE_FIRST):
+    """The event type `data` names first, as every AG-UI encoder writes it, if it is one
+    and the only `"type"` in it; else None (the event is parsed to be read: of two `type`
+    keys, a JSON parser, the client's too, keeps the last)."""
+    if not data.startswith(_TYPE_FIRST) or data.find(_TYPE_KEY, len(_TYPE_FIRST)) >= 0:
         return None
     kind = data[len(_TYPE_FIRST) : data.find(b'"', len(_TYPE_FIRST))]
     return kind if kind in _TYPES else None

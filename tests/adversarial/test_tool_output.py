@@ -273,7 +273,7 @@ def cyclic() -> Parts:
 async def citable(citation_run: moca_agui.adapter.CitationRun) -> list[str]:
     """The refs a message citing BAD and GOOD gets from `citation_run`, in order."""
     citation_run.add_text("answer-1", f"{BAD_REF} and {ref(GOOD)}")
-    event = await citation_run.event_for("answer-1")
+    event = await citation_run.events.event_for("answer-1")
     assert event is not None
     return [c["record"]["node"]["ref"] for c in event.value["citations"]]
 
@@ -445,7 +445,7 @@ async def test_a_dict_subclass_is_copied_from_what_it_holds() -> None:
     citation_run = moca_agui.adapter.CitationRun()
     citation_run.capture("moca_search", {"query": "q", "results": [{**BAD, "trust": held}]})
     citation_run.add_text("m1", f"See {BAD_REF}.")
-    event = await citation_run.event_for("m1")
+    event = await citation_run.events.event_for("m1")
     assert event is not None
     [citation] = event.value["citations"]
     assert citation["record"] == BAD and type(citation["record"]["trust"]) is dict
@@ -465,7 +465,7 @@ async def test_a_python_records_entry_is_read_from_its_copy() -> None:
     citation_run = moca_agui.adapter.CitationRun()
     citation_run.capture("moca_search", {"query": "q", "results": [spanned, plain]})
     citation_run.add_text("m1", "See [1] and [2].")
-    event = await citation_run.event_for("m1")
+    event = await citation_run.events.event_for("m1")
     assert event is not None
     [citation] = event.value["citations"]
     assert citation["marker"] == "[1]" and citation["record"] == plain

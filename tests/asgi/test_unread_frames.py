@@ -71,3 +71,13 @@ async def test_a_text_delta_is_read_for_its_message_and_text_alone() -> None:
     values = await cited_values(chunks)
     assert values == await expected()
     assert "[2]" in [c.get("marker") for v in values for c in v["citations"]]
+
+
+async def test_a_frame_naming_two_types_is_read_as_the_client_reads_it() -> None:
+    """A hostile frame names an unread type first and a text delta last: JSON parsers keep
+    the last, so the client shows its text; the citations read it as that text too."""
+    chunks = frames(EVENTS)
+    [last_delta] = [i for i, chunk in enumerate(chunks) if b"[2] too." in chunk]
+    assert chunks[last_delta].startswith(b'data: {"type":"TEXT_MESSAGE_CONTENT",')
+    chunks[last_delta] = b'data: {"type":"STATE_DELTA",' + chunks[last_delta][len(b"data: {") :]
+    assert await cited_values(chunks) == await expected() != []

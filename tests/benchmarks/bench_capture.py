@@ -73,7 +73,7 @@ def cited(core: ModuleType, result: object, answer: str) -> Callable[[], Awaitab
             citation_run = citation_run_class(core.CitationOptions())
             citation_run.capture("moca_search", result)
             citation_run.add_text("m1", answer)
-            event = await citation_run.event_for("m1")
+            event = await citation_run.events.event_for("m1")
             written += len(encoder.encode(event))
         return written
 

@@ -1,6 +1,6 @@
 """Benchmark 5: the size of the `moca.citations` event, and the cost of encoding it.
 
-Events built by `CitationRun.event_for` for answers citing 1 to 100 nodes (the
+Events built by `CitationRun.events.event_for` for answers citing 1 to 100 nodes (the
 support-kb record, ~2 KB with ~330 bytes of text; and the same with 4 KB of text), with
 `include_text` True and False. Prints the bytes each event takes on the wire (SSE, as
 EventEncoder writes it), and the time to encode it against `json.dumps` of its records
@@ -34,7 +34,7 @@ def event_for(records: Sequence[dict[str, Any]], include_text: bool) -> CustomEv
     )
     citation_run.capture("moca_search", {"query": "q", "results": list(records)})
     citation_run.add_text("answer", " ".join(f"See {ref(r)}." for r in records))
-    event = asyncio.run(citation_run.event_for("answer"))
+    event = asyncio.run(citation_run.events.event_for("answer"))
     assert event is not None and len(event.value["citations"]) == len(records)
     return event
 

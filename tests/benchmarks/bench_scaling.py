@@ -82,7 +82,7 @@ def resolve(citation_run: moca_agui.adapter.CitationRun, text: str) -> Callable[
     async def action() -> Any:
         citation_run._texts.clear()
         citation_run.add_text("answer", text)
-        return await citation_run.event_for("answer")
+        return await citation_run.events.event_for("answer")
 
     return action
 

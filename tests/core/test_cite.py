@@ -305,7 +305,7 @@ async def captured_event(
     citation_run = moca_agui.adapter.CitationRun(moca_agui.CitationOptions(**options))
     citation_run.capture("moca_search", result)
     citation_run.add_text("m1", " ".join(ref(r) for r in cites or result["results"]))
-    event = await citation_run.event_for("m1")
+    event = await citation_run.events.event_for("m1")
     assert event is not None
     return event.value
 

@@ -5,6 +5,7 @@ numbers. A scripted model copies what it was shown."""
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import inspect
 import json
 import logging
@@ -24,7 +25,7 @@ import moca_agui
 import moca_agui.adapter
 from moca_agui.check import check_events
 from streams import message, run_finished, run_started
-from support import citation_events, cited_as_shown, collect, copied_answer, record, ref
+from support import citation_events, cited_as_shown, collect, copied_answer, record, ref, wire
 
 A, B, C, D = record("a.md"), record("b.md"), record("c.md"), record("d.md")
 
@@ -135,7 +136,7 @@ async def test_a_result_with_no_source_and_a_tool_that_is_not_a_reader_are_shown
         return {"error": f"no node {node_id}"}
 
     run = moca_agui.adapter.CitationRun()
-    with run.active():
+    with moca_agui.adapter.CitationStream(run).running():
         assert moca_agui.numbered(web_fetch)(url="x") == {"query": "q", "results": [A]}
         assert moca_agui.numbered(moca_get_node)(node_id="x") == {"error": "no node x"}
     assert run.numbered("moca_search", {"query": "q", "results": []}) == {
@@ -215,8 +216,47 @@ async def test_a_result_that_cannot_be_shown_numbers_nothing_the_model_could_rea
     shown = json.loads(str(citation_run.numbered("moca_search", {"results": [record("c.md")]})))
     assert [entry["marker"] for entry in shown["results"]] == ["[3]"]
     citation_run.add_text("m1", "See [1], [2] and [3].")
-    event = await citation_run.event_for("m1")
+    event = await citation_run.events.event_for("m1")
     assert event is not None
     assert [(c["marker"], c["record"]["node"]["path"]) for c in event.value["citations"]] == [
         ("[3]", "c.md")
     ]
+
+
+async def in_new_tasks(events: AsyncIterator[BaseEvent]) -> list[dict[str, Any]]:
+    """Each step in a new task, as SSE keep-alive loops do (`asyncio.wait_for` on 3.11)."""
+    return await stepped(events, lambda step: asyncio.create_task(step))
+
+
+async def with_wait_for(events: AsyncIterator[BaseEvent]) -> list[dict[str, Any]]:
+    return await stepped(events, lambda step: asyncio.wait_for(step, 5))
+
+
+async def stepped(events: AsyncIterator[BaseEvent], wrap: Any) -> list[dict[str, Any]]:
+    sent: list[dict[str, Any]] = []
+    while True:
+        try:
+            sent.append(wire(await wrap(anext(events))))
+        except StopAsyncIteration:
+            return sent
+
+
+@pytest.mark.parametrize("step", [in_new_tasks, with_wait_for])
+async def test_a_consumer_stepping_from_other_tasks_still_numbers_into_the_run(step):
+    shown: list[str] = []
+    stream = await step(moca_agui.cite(agent(shown)))
+    assert json.loads(shown[1]) == {"results": [{"marker": "[1]", "result": C}]}
+    [value] = citation_events(stream)
+    assert [c["marker"] for c in value["citations"]] == ["[2]", "[3]", "[1]", "[4]"]
+
+
+def test_leaving_a_run_in_another_context_keeps_that_contexts_own_run():
+    """A `running()` left in a context it was not entered in (a generator closed from
+    elsewhere) leaves that context's run as it is."""
+    CitationRun, CitationStream = moca_agui.adapter.CitationRun, moca_agui.adapter.CitationStream
+    elsewhere = CitationStream(CitationRun()).running()
+    contextvars.copy_context().run(elsewhere.__enter__)
+    here = CitationStream(CitationRun())
+    with here.running():
+        elsewhere.__exit__(None, None, None)
+        assert CitationRun.current() is here.run

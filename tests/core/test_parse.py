@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from moca_agui.records.extract import _parsed, parse_json
+from moca_agui.records.extract import _parsed_and_wire, parse_json
 from support import record
 
 
@@ -168,7 +168,7 @@ def test_a_reader_result_is_read_by_pydantics_parser() -> None:
     result = {"query": "refunds", "results": [record("a.md"), record("b.md")]}
     compact = json.dumps(result, separators=(",", ":"), ensure_ascii=False)
     for text in (compact, json.dumps(result, indent=2)):
-        value, wire = _parsed(text)
+        value, wire = _parsed_and_wire(text)
         assert value == result
         assert wire is not None and wire.size == len(compact.encode())
 
@@ -186,7 +186,7 @@ def test_a_reader_result_is_read_by_pydantics_parser() -> None:
 )
 def test_texts_it_may_misread_go_to_the_strict_parse(text: str) -> None:
     try:
-        _, wire = _parsed(text)
+        _, wire = _parsed_and_wire(text)
     except ValueError:
         return
     assert wire is None

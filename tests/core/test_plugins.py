@@ -243,7 +243,7 @@ async def test_records_a_plugin_puts_in_place_of_the_readers_are_copied_and_meas
     assert [r["profiles"] is shared for r in kept] == [False, False, False]
     assert [r["profiles"] for r in kept] == [shared] * 3
     citation_run.add_text("m1", f"See {ref(found[1])} and {ref(found[2])}.")
-    event = await citation_run.event_for("m1")
+    event = await citation_run.events.event_for("m1")
     assert event is not None
     assert ["text" in c["record"] for c in event.value["citations"]] == [False, False]
     assert len(to_json(event.value)) <= len(result)  # measured, and cut to fit

@@ -67,7 +67,7 @@ async def test_a_lookup_may_change_what_reader_lookup_gave_it() -> None:
     )
     citation_run.capture("moca_search", {"query": "q", "results": [{"ref": ref, "title": "A"}]})
     citation_run.add_text("m1", f"See {ref}.")
-    event = await citation_run.event_for("m1")
+    event = await citation_run.events.event_for("m1")
     assert event is not None
     [citation] = event.value["citations"]
     assert citation["record"]["node"]["ref"] == ref and "text" not in citation["record"]

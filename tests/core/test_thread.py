@@ -123,7 +123,7 @@ async def test_numbered_tools_continue_after_the_highest_number_the_thread_shows
     shown = json.loads(str(citation_run.numbered("moca_search", {"query": "q", "results": [C, A]})))
     assert [entry["marker"] for entry in shown["results"]] == ["[3]", "[1]"]
     citation_run.add_text("m2", "C is [3]; A is still [1]; B was [2].")
-    event = await citation_run.event_for("m2")
+    event = await citation_run.events.event_for("m2")
     assert event is not None
     assert event.value["citations"] == [
         {"marker": "[3]", "record": C},
@@ -172,7 +172,7 @@ async def test_a_kept_thread_that_cannot_be_read_fails_closed(caplog):
     shown = json.loads(str(citation_run.numbered("moca_search", {"results": [C]})))
     assert shown == {"results": [{"result": C}]}
     citation_run.add_text("m", f"C is [1], {C['node']['ref']}.")
-    event = await citation_run.event_for("m")
+    event = await citation_run.events.event_for("m")
     assert event is not None
     assert event.value["citations"] == [{"record": C}]
 
@@ -195,7 +195,7 @@ async def test_a_kept_thread_is_read_once_with_only_the_clients_answers_to_its_o
     assert [entry["marker"] for entry in shown["results"]] == ["[4]", "[3]", "[1]"]
     citation_run.capture("moca_get_node", B, tool_call_id="c3")
     citation_run.add_text("m2", "B is [2] still.")  # a default marker: the thread is known
-    event = await citation_run.event_for("m2")
+    event = await citation_run.events.event_for("m2")
     assert event is not None and event.value["citations"] == [{"marker": "[2]", "record": B}]
 
 
@@ -211,7 +211,7 @@ async def test_a_kept_thread_that_cannot_be_read_leaves_every_default_marker_out
         citation_run.read_history(sent.messages, kept=broken(), only_answers=True)
         citation_run.capture("moca_search", {"results": [B, C]}, tool_call_id="c2")
         citation_run.add_text("m2", f"B [1], C [2] and [3]; per {ref(C)}.")
-        event = await citation_run.event_for("m2")
+        event = await citation_run.events.event_for("m2")
     assert event is not None
     assert event.value["citations"] == [{"record": C}]
     said = [r.getMessage() for r in caplog.records if "moca_agui" in r.getMessage()]

@@ -188,7 +188,7 @@ async def cited(question: str, reader: DemoReader) -> tuple[str, list[dict[str, 
     for result in results:
         run.capture(result.name, json.dumps(result.value))
     run.add_text("m1", text)
-    event = await run.event_for("m1")
+    event = await run.events.event_for("m1")
     assert event is not None
     return text, event.value["citations"]
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from support import ROOT
 
 #: The package's own code: core (`moca_agui`) and the adapters.
-SOURCES = (ROOT / "core", ROOT / "adapters")
+SOURCES = ("core", "adapters")
 MAX_FACADE_LINES = 150  # `CitationRun`
 MAX_CLASS_LINES = 300
 MAX_ADAPTER_MODULE_LINES = 250
@@ -22,17 +22,18 @@ MIN_COPIED_NODES = 25
 BEING_SPLIT = {"core/stream/engine.py:Citing": 336}
 
 
-def modules() -> Iterator[tuple[Path, ast.Module]]:
+def modules(root: Path) -> Iterator[tuple[str, ast.Module]]:
+    """Each module of the package under `root`, by its path under `root`."""
     for folder in SOURCES:
-        for path in sorted(folder.rglob("*.py")):
-            yield path, ast.parse(path.read_text(encoding="utf-8"))
+        for path in sorted((root / folder).rglob("*.py")):
+            yield path.relative_to(root).as_posix(), ast.parse(path.read_text(encoding="utf-8"))
 
 
-def classes() -> Iterator[tuple[str, ast.ClassDef]]:
-    for path, tree in modules():
+def classes(root: Path) -> Iterator[tuple[str, ast.ClassDef]]:
+    for name, tree in modules(root):
         for node in ast.walk(tree):
             if isinstance(node, ast.ClassDef):
-                yield f"{path.relative_to(ROOT)}:{node.name}", node
+                yield f"{name}:{node.name}", node
 
 
 def lines(node: ast.stmt) -> int:
@@ -46,34 +47,96 @@ def body_without_docstring(node: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.
     return ast.Module(body=body, type_ignores=[])
 
 
-def test_the_runs_facade_is_at_most_150_lines():
+def facade_lines(root: Path) -> int:
     [facade] = [
-        node for name, node in classes() if name.endswith("run/citation_run.py:CitationRun")
+        node for name, node in classes(root) if name.endswith("run/citation_run.py:CitationRun")
     ]
-    assert lines(facade) <= MAX_FACADE_LINES
+    return lines(facade)
+
+
+def oversized_classes(root: Path) -> dict[str, int]:
+    return {name: lines(node) for name, node in classes(root) if lines(node) > MAX_CLASS_LINES}
+
+
+def oversized_adapter_modules(root: Path) -> dict[str, int]:
+    sizes = {
+        path.name: len(path.read_text(encoding="utf-8").splitlines())
+        for path in (root / "adapters").glob("*.py")
+    }
+    return {name: size for name, size in sizes.items() if size > MAX_ADAPTER_MODULE_LINES}
+
+
+def written_twice(root: Path) -> list[list[str]]:
+    """Functions (of some size) whose bodies are the same, each group by where they are."""
+    written: defaultdict[str, list[str]] = defaultdict(list)
+    for name, tree in modules(root):
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                body = body_without_docstring(node)
+                if sum(1 for _ in ast.walk(body)) >= MIN_COPIED_NODES:
+                    written[ast.dump(body)].append(f"{name}:{node.lineno} {node.name}")
+    return [places for places in written.values() if len(places) > 1]
+
+
+def named_twice(root: Path) -> dict[str, list[str]]:
+    """Private module functions of core with one name in two modules: two rules under one
+    name (or one rule written twice)."""
+    defined: defaultdict[str, list[str]] = defaultdict(list)
+    for name, tree in modules(root):
+        for node in tree.body:
+            if (
+                name.startswith("core/")
+                and isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+                and node.name.startswith("_")
+                and not node.name.startswith("__")
+            ):
+                defined[node.name].append(f"{name}:{node.lineno}")
+    return {function: places for function, places in defined.items() if len(places) > 1}
+
+
+def test_the_runs_facade_is_at_most_150_lines():
+    assert facade_lines(ROOT) <= MAX_FACADE_LINES
 
 
 def test_no_class_is_over_300_lines():
-    over = {name: lines(node) for name, node in classes() if lines(node) > MAX_CLASS_LINES}
+    over = oversized_classes(ROOT)
     assert {name: size for name, size in over.items() if name not in BEING_SPLIT} == {}
     assert all(over.get(name, 0) <= size for name, size in BEING_SPLIT.items())
 
 
 def test_no_adapter_module_is_over_250_lines():
-    sizes = {
-        path.name: len(path.read_text(encoding="utf-8").splitlines())
-        for path in (ROOT / "adapters").glob("*.py")
-    }
-    assert {name: size for name, size in sizes.items() if size > MAX_ADAPTER_MODULE_LINES} == {}
+    assert oversized_adapter_modules(ROOT) == {}
 
 
 def test_no_function_body_is_written_twice():
-    written: defaultdict[str, list[str]] = defaultdict(list)
-    for path, tree in modules():
-        for node in ast.walk(tree):
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                body = body_without_docstring(node)
-                if sum(1 for _ in ast.walk(body)) >= MIN_COPIED_NODES:
-                    where = f"{path.relative_to(ROOT)}:{node.lineno} {node.name}"
-                    written[ast.dump(body)].append(where)
-    assert [places for places in written.values() if len(places) > 1] == []
+    assert written_twice(ROOT) == []
+
+
+def test_no_private_function_of_core_is_named_twice():
+    assert named_twice(ROOT) == {}
+
+
+def test_the_checks_see_what_they_forbid(tmp_path: Path) -> None:
+    """A 151-line facade, a 301-line class, a 251-line adapter module, one body written
+    twice and one name with two rules, in a made-up package."""
+    copied = (
+        "def {}(items):\n"
+        + "    total = 0\n    for item in items:\n"
+        + ("        total = total + item * 2 - 1\n" * 3)
+        + "    return total\n"
+    )
+    files = {
+        "core/run/citation_run.py": "class CitationRun:\n" + "    x = 1\n" * 150,
+        "core/stream/big.py": "class Big:\n" + "    x = 1\n" * 300,
+        "core/records/a.py": copied.format("_sum") + "def _whole(x):\n    return x\n",
+        "core/records/b.py": copied.format("summed") + "def _whole(x):\n    raise ValueError\n",
+        "adapters/_long.py": "x = 1\n" * 251,
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    assert facade_lines(tmp_path) == 151
+    assert oversized_classes(tmp_path) == {"core/stream/big.py:Big": 301}
+    assert oversized_adapter_modules(tmp_path) == {"_long.py": 251}
+    assert written_twice(tmp_path) == [["core/records/a.py:1 _sum", "core/records/b.py:1 summed"]]
+    assert named_twice(tmp_path) == {"_whole": ["core/records/a.py:8", "core/records/b.py:8"]}
