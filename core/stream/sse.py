@@ -71,7 +71,12 @@ class SSECitations:
         if self._stream is None:  # citations are off: the bytes flow on as they come
             return self._released() + chunk if self._held else chunk
         self._cr = self._cr or b"\r" in chunk
-        if not self._held and not self._cr and chunk.find(b"\n\n") == len(chunk) - 2:
+        if (
+            not self._held
+            and not self._cr
+            and chunk.endswith(b"\n\n")
+            and chunk.find(b"\n\n") == len(chunk) - 2
+        ):
             return await self._one_event(chunk)  # as most servers send their events
         out: list[Bytes] = []
         await self._events(chunk, out, last=False)
