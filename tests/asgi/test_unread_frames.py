@@ -11,7 +11,7 @@ from moca_agui.check import parse_stream
 from streams import message, run, tool_call
 from support import citation_events, record, ref
 
-from .apps import chunked, cited_body, post
+from .apps import chunked, cited_body, post, timeless
 
 A, B = record("a.md"), record("b.md")
 EVENTS = run(
@@ -71,3 +71,13 @@ async def test_a_text_delta_is_read_for_its_message_and_text_alone() -> None:
     values = await cited_values(chunks)
     assert values == await expected()
     assert "[2]" in [c.get("marker") for v in values for c in v["citations"]]
+
+
+async def test_an_event_whose_first_byte_comes_alone_is_read_whole() -> None:
+    """A chunk of one byte, then the rest of RUN_FINISHED: the event is read once whole,
+    and the run's citation events go before it, as `cite` sends them."""
+    chunks = frames(EVENTS)
+    assert b"RUN_FINISHED" in chunks[-1]
+    chunks[-1:] = [chunks[-1][:1], chunks[-1][1:]]
+    response = await post(CitationMiddleware(chunked(chunks)))
+    assert timeless(response.content) == timeless(await cited_body(EVENTS))
