@@ -5,8 +5,8 @@ citations are made inside the workflow, where its steps see what the wire does n
 
 - `handle_tool_call` sees each tool's raw output; `aggregate_tool_calls` captures them
   in the order the chat history (what the model reads) lists them;
-- `chat` streams the answer: a view of its Context records the text it writes (pushed
-  to the run's `CitationStream` when the step returns), and `_snapshot_messages` gives
+- `chat` streams the answer: a view of its Context pushes each text chunk it writes to
+  the run's `CitationStream` as it streams, and `_snapshot_messages` gives
   the new assistant message the streamed id, so every MESSAGES_SNAPSHOT after it agrees
   with the stream; the tool steps run in the stream's `running()`;
 - the step that ends the run writes the `moca.citations` events its stream gives when
@@ -22,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from weakref import WeakKeyDictionary
@@ -66,30 +66,22 @@ class _RunState:
 
 
 class _ChatStepContext:
-    """The Context one `chat` step sees: forwards everything, records the text it streams."""
+    """The Context one `chat` step sees: forwards everything, pushes the text it streams."""
 
-    __slots__ = ("_ctx", "deltas", "message_id")
+    __slots__ = ("_ctx", "_stream", "message_id")
 
-    def __init__(self, ctx: Context) -> None:
+    def __init__(self, ctx: Context, stream: CitationStream) -> None:
         self._ctx = ctx
+        self._stream = stream
         self.message_id: str | None = None  # the id of the text this step streamed
-        self.deltas: list[str] = []
 
     def write_event_to_stream(self, ev: Any) -> None:
         self._ctx.write_event_to_stream(ev)
         if isinstance(ev, TextMessageChunkWorkflowEvent) and ev.message_id and ev.delta:
             self.message_id = ev.message_id
-            self.deltas.append(ev.delta)
-
-    async def push_text(self, stream: CitationStream) -> None:
-        """Hand `stream` the text this step streamed, as the one chunk of its message."""
-        if self.message_id is not None:
-            text = "".join(self.deltas)
-            chunk = TextMessageChunkEvent(message_id=self.message_id, delta=text)
-            sent = stream.push(chunk)  # a text chunk makes nothing due: nothing to send
-            if isinstance(sent, AsyncIterator):
-                async for _ in sent:
-                    pass
+            # Pushed as it streams: the sources it names are looked up while the model
+            # writes the rest. A text chunk makes nothing due: nothing comes back to send.
+            self._stream.push(TextMessageChunkEvent(message_id=ev.message_id, delta=ev.delta))
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._ctx, name)
@@ -116,9 +108,7 @@ class CitingWorkflow(AGUIChatWorkflow):  # type: ignore[misc]
         if state is None:
             return await super().chat(ctx, ev)
         with _ended_if_broken(self, ctx, state):
-            step_ctx = _ChatStepContext(ctx)
-            result = await super().chat(step_ctx, ev)
-            await step_ctx.push_text(state.stream)
+            result = await super().chat(_ChatStepContext(ctx, state.stream), ev)
             if isinstance(result, StopEvent):
                 await _send_citations(self, ctx, state)
         return result

@@ -265,11 +265,15 @@ class _Response:
     async def send(self, message: Message) -> None:
         sse = self._sse
         if sse is not None and message["type"] == "http.response.body":
-            body = await sse.feed(message.get("body", b""))
+            chunk = message.get("body", b"")
+            body = await sse.feed(chunk)
             more_body = message.get("more_body", False)
             if not more_body:
                 body += await sse.end()
                 self._sse = None
+            elif body is chunk:  # sent as it came
+                await self._send(message)
+                return
             if body or not more_body:
                 message = {"type": "http.response.body", "body": body, "more_body": more_body}
                 await self._send(message)

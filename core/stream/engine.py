@@ -10,23 +10,19 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Callable
-from typing import Protocol
 
 from ag_ui.core import BaseEvent, RawEvent, TextMessageContentEvent
 
 from ..run import CitationRun
 from .follow import Follower, StreamSink
 from .metadata import with_citations
-from .prose import Prose
-from .renames import renames
+from .read_ahead import Parts, ReadAhead
+from .snapshots import Snapshots
 
 __all__ = ["Citing"]
 
 logger = logging.getLogger("moca_agui")
 
-#: How much of an answer's last word is kept to read with its next delta: longer than
-#: any marker or ref (a longer word cannot be one).
-_CARRY = 1024
 #: The message no delta goes to: while the follower must see every delta (the layer is
 #: off, or a chunked message is open), no message id is this.
 _NO_MESSAGE = object()
@@ -40,16 +36,10 @@ class Citing(StreamSink):
     its place; `close` when the stream ends, `stop` if it is cut off. Text deltas may skip
     `feed` where `delta_path` says (`CitationStream.push` does).
 
-    A MESSAGES_SNAPSHOT replaces the client's messages (as `@ag-ui/client` applies it), so
-    each event names the id the client holds when it arrives: an answer the snapshot
-    gives another id (the same text, under an id the run had not seen) is cited under
-    the snapshot's id; one it leaves out otherwise is not cited. `snapshot_text(message_id)`
-    says whether a snapshot's assistant message the run has no text of is an answer of
-    this run, whose text the snapshot is the only carrier of (a model that does not
-    stream); None: no snapshot carries text. `question_id`, the id of the run's question
-    (the last user message the client sent; or what gives it, asked once, when a snapshot
-    names a user message): a snapshot's assistant messages after it that the run has no
-    text of are answers of this run as well.
+    A MESSAGES_SNAPSHOT replaces the client's messages, so each event names the id the
+    client holds when it arrives (`Snapshots`, which `snapshot_text` and `question_id`,
+    the id of the last user message the client sent, are for). Answers are read as they
+    stream while the run looks sources up ahead (`ReadAhead`).
 
     A new RUN_STARTED in the same stream starts a new run with the same options (`run`
     names the current one; after a run that named sources it fails closed:
@@ -58,11 +48,9 @@ class Citing(StreamSink):
     """
 
     __slots__ = (
-        "_after_question",
         "_ahead",
         "_alive",
         "_carried",
-        "_carry",
         "_due",
         "_follower",
         "_open",
@@ -70,12 +58,9 @@ class Citing(StreamSink):
         "_parts_of",
         "_pending",
         "_pending_of",
-        "_prose",
-        "_question_id",
-        "_readers",
+        "_read_ahead",
         "_sent",
-        "_snapshot",
-        "_snapshot_text",
+        "_snapshots",
         "_started",
         "carries_sources",
         "run",
@@ -92,9 +77,7 @@ class Citing(StreamSink):
         #: Text deltas appended on the fast path, not yet the run's: all of one message.
         self._pending: list[str] = []
         self._pending_of = ""
-        self._snapshot_text = snapshot_text
-        self._question_id: Callable[[], str | None] | str | None = question_id
-        self._after_question: set[str] | None = None  # None: the question not seen yet
+        self._snapshots = Snapshots(snapshot_text, question_id)
         self._reset(run)
 
     def _reset(self, run: CitationRun) -> None:
@@ -104,12 +87,8 @@ class Citing(StreamSink):
         self._sent = False
         self._started = False
         self._open: set[str] = set()  # messages started and not yet ended
-        #: The assistant messages of the snapshot being read: (id, content), in order.
-        self._snapshot: list[tuple[str, object]] | None = None
         self._ahead = False  # whether answers are read as they stream (`run.ahead.worth_it`)
-        self._carry: dict[str, str] = {}  # message id -> its text since its last space
-        self._prose: dict[str, Prose] = {}  # message id -> its text read as it streams
-        self._readers: dict[str, _ReadAhead] = {}  # message id -> its deltas not read yet
+        self._read_ahead = ReadAhead(run, self._settle)
         self._carried: list[str] = []  # the answers the snapshot just read carries sources of
         self.carries_sources = False  # whether the event just fed is such a snapshot
         self._no_delta_path()
@@ -135,7 +114,7 @@ class Citing(StreamSink):
             if type(message_id) is str:  # the next deltas most likely go to its message
                 self._parts_of = self._pending_of = message_id
                 parts = self._pending
-                self._parts = self._reader(message_id, parts) if self._ahead else parts
+                self._parts = self._read_ahead.reader(message_id, parts) if self._ahead else parts
         return due
 
     def reads(self, kind: str) -> bool:
@@ -157,7 +136,7 @@ class Citing(StreamSink):
         they mostly share one message id object: appending them saves a call per delta.
         The id is no message's while every delta must be fed (no message open, a chunked
         message, the layer off); ask again after each `feed`. An answer read as it streams
-        appends to its reader (`_ReadAhead`), which hands on only the deltas that may name
+        appends to its reader (`AnswerReader`), which hands on only the deltas that may name
         a source."""
         return self._parts_of, self._parts
 
@@ -179,62 +158,12 @@ class Citing(StreamSink):
         due, self._due = self._due, False
         return due
 
-    def _read_ahead(self, message_id: str, delta: str) -> None:
-        """Hand the run each stretch of an answer that ends at a space as it streams, less
-        its code (`Prose`): the sources it names can be looked up while the model writes
-        the rest."""
-        prose = self._prose.get(message_id)
-        if prose is None:  # read from the answer's start, if it began before the look-ahead
-            prose = self._prose[message_id] = Prose()
-            self._settle()
-            delta = self.run.messages.text(message_id)
-        delta = prose.feed(delta)
-        window = self._carry.get(message_id, "") + delta
-        cut = max(window.rfind(" "), window.rfind("\n"))
-        if cut < 0:
-            self._carry[message_id] = window[-_CARRY:]
-            return
-        self._carry[message_id] = window[cut:][-_CARRY:]
-        head = window[:cut]
-        if "[" in head or "#" in head:  # a marker, or a versioned ref
-            self.run.ahead.mentioned(head)
-
     def stop(self) -> None:
         """The stream ends here, whatever it held (its client left): nothing of the run
         stays running."""
         self._alive = False
         self.run.ahead.end()
         self.run.end()  # a task it started that calls a numbered tool later: not into it
-
-    def _snapshot_read(self, shown: list[tuple[str, object]]) -> None:
-        """A snapshot was read: the client now holds its messages and no other. The run's
-        answers it renamed take their new ids; those it left out are cited no more."""
-        self._snapshot = None
-        run = self.run
-        ids = {message_id for message_id, _ in shown}
-        for old, new in renames(run, shown, ids, self._open):
-            logger.debug("moca_agui: the snapshot names message %s %s", old, new)
-            run.rename(old, new)
-        after_question = self._after_question or set()
-        for message_id, content in shown:
-            if (
-                isinstance(content, str)
-                and content.strip()
-                and not run.messages.text(message_id)
-                and (
-                    message_id in after_question
-                    or (self._snapshot_text is not None and self._snapshot_text(message_id))
-                )
-            ):
-                run.add_text(message_id, content)
-        for message_id in run.messages.with_text():
-            if message_id not in ids:
-                logger.info("moca_agui: message %s is not in the snapshot; not cited", message_id)
-                run.messages.mute(message_id)
-        self._carried = [
-            mid for mid in run.messages.citable() if mid in ids and mid not in self._open
-        ]
-        self.carries_sources = bool(self._carried)
 
     async def with_sources(self, snapshot: BaseEvent) -> BaseEvent:
         """The MESSAGES_SNAPSHOT just fed, its ended answers carrying their citation values
@@ -293,29 +222,15 @@ class Citing(StreamSink):
             self.run.messages.mute(message_id)
         self._open.add(message_id)
 
-    def _reader(self, message_id: str, parts: list[str]) -> _ReadAhead:
-        reader = self._readers.get(message_id)
-        if reader is None:
-            reader = self._readers[message_id] = _ReadAhead(self, message_id, parts)
-        return reader
-
     def message_closed(self, message_id: str) -> None:
         self._open.discard(message_id)
-        reader = self._readers.pop(message_id, None)
-        if reader is not None:
-            reader.read()
-        carry = self._carry.pop(message_id, "")
-        prose = self._prose.pop(message_id, None)
-        if prose is not None:
-            carry += prose.close()
-        if self._ahead and ("[" in carry or "#" in carry):
-            self.run.ahead.mentioned(carry)
+        self._read_ahead.closed(message_id, ahead=self._ahead)
 
     def text(self, message_id: str, delta: str) -> None:
         if delta:
             self.run.add_text(message_id, delta)
             if self._ahead:
-                self._reader(message_id, self._pending).take(delta)
+                self._read_ahead.reader(message_id, self._pending).take(delta)
 
     def tool_call(self, tool_call_id: str, tool_name: str) -> None:
         self.run.call_made(tool_call_id, tool_name)  # the order the model issued its calls
@@ -329,28 +244,16 @@ class Citing(StreamSink):
         self.run.capture(tool_name, content, tool_call_id=tool_call_id)
 
     def snapshot_started(self) -> None:
-        self._snapshot = []
-        self._after_question = None
+        self._snapshots.started()
 
     def snapshot_message(
         self, message_id: str, role: str, content: object, tool_call_id: str | None
     ) -> None:
-        if role == "user" and message_id == self._question():
-            self._after_question = set()
-        elif role == "assistant" and self._snapshot is not None:
-            self._snapshot.append((message_id, content))
-            if self._after_question is not None:
-                self._after_question.add(message_id)
-
-    def _question(self) -> str | None:
-        """The question's id, asked once (the body that holds it is read by then)."""
-        if callable(self._question_id):
-            self._question_id = self._question_id()
-        return self._question_id
+        self._snapshots.shown(message_id, role, content)
 
     def snapshot_ended(self) -> None:
-        if self._snapshot is not None:
-            self._snapshot_read(self._snapshot)
+        self._carried = self._snapshots.ended(self.run, self._open)
+        self.carries_sources = bool(self._carried)
 
     def citations(self, value: object) -> None:
         if isinstance(value, dict):
@@ -368,44 +271,3 @@ class Citing(StreamSink):
 
     def malformed(self, kind: str, reason: str) -> None:
         raise ValueError(f"a malformed {kind}: {reason}")
-
-
-class Parts(Protocol):
-    """Where an answer's text deltas are appended on the fast path (`Citing.delta_path`)."""
-
-    def append(self, delta: str, /) -> None: ...
-
-
-class _ReadAhead:
-    """An answer's text parts while it is read as it streams: each delta is appended to
-    the message, and handed to the look-ahead (`Citing._read_ahead`) with those
-    before it only once it may name a source (it holds `[` or `#`), then with each next
-    one until one holds a space (the look-ahead hands on text up to a space). Most deltas
-    cost an append; the answer is still read once, in order."""
-
-    __slots__ = ("_hot", "_message_id", "_parts", "_pending", "_stream")
-
-    def __init__(self, stream: Citing, message_id: str, parts: list[str]) -> None:
-        self._stream = stream
-        self._message_id = message_id
-        self._parts = parts
-        self._pending: list[str] = []  # deltas appended and not yet read ahead
-        self._hot = False  # a delta that may name a source is read; its word is not ended
-
-    def append(self, delta: str, /) -> None:
-        self._parts.append(delta)
-        self.take(delta)
-
-    def take(self, delta: str) -> None:
-        """A delta appended to the message's text (by `append`, or by the run)."""
-        self._pending.append(delta)
-        if self._hot or "[" in delta or "#" in delta:
-            self.read()
-            self._hot = " " not in delta and "\n" not in delta
-
-    def read(self) -> None:
-        """Hand the look-ahead every delta not read yet."""
-        if self._pending:
-            text = "".join(self._pending)
-            self._pending.clear()
-            self._stream._read_ahead(self._message_id, text)

@@ -73,12 +73,30 @@ class SSECitations:
         if self._stream is None:  # citations are off: the bytes flow on as they come
             return self._released() + chunk if self._held else chunk
         self._cr = self._cr or b"\r" in chunk
+        if (
+            not self._held
+            and not self._cr
+            and chunk.endswith(b"\n\n")
+            and chunk.find(b"\n\n") == len(chunk) - 2
+        ):
+            return await self._one_event(chunk)  # as most servers send their events
         out: list[Bytes] = []
         await self._events(chunk, out, last=False)
         if self._size > MAX_PENDING_BYTES and self._stream is not None:
             self._off("an event ran past %d bytes without ending", MAX_PENDING_BYTES)
         if self._stream is None:  # off (now or in this chunk): hold nothing back
             out.append(self._released())
+        return b"".join(out)
+
+    async def _one_event(self, chunk: bytes) -> bytes:
+        """The bytes to send for `chunk`, one whole event with nothing held before it:
+        `chunk` itself, unless citation events go before it or it carries citations."""
+        event = memoryview(chunk)[:-2]
+        out: list[Bytes] = []
+        await self._take(event, _data(chunk, 0, len(chunk) - 2), out)
+        if len(out) == 1 and out[0] is event:
+            return chunk
+        out.append(b"\n\n")
         return b"".join(out)
 
     async def end(self) -> bytes:

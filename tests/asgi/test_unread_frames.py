@@ -11,7 +11,7 @@ from moca_agui.check import parse_stream
 from streams import message, run, tool_call
 from support import citation_events, record, ref
 
-from .apps import chunked, cited_body, post
+from .apps import chunked, cited_body, post, timeless
 
 A, B = record("a.md"), record("b.md")
 EVENTS = run(
@@ -81,3 +81,13 @@ async def test_a_frame_naming_two_types_is_read_as_the_client_reads_it() -> None
     assert chunks[last_delta].startswith(b'data: {"type":"TEXT_MESSAGE_CONTENT",')
     chunks[last_delta] = b'data: {"type":"STATE_DELTA",' + chunks[last_delta][len(b"data: {") :]
     assert await cited_values(chunks) == await expected() != []
+
+
+async def test_an_event_whose_first_byte_comes_alone_is_read_whole() -> None:
+    """A chunk of one byte, then the rest of RUN_FINISHED: the event is read once whole,
+    and the run's citation events go before it, as `cite` sends them."""
+    chunks = frames(EVENTS)
+    assert b"RUN_FINISHED" in chunks[-1]
+    chunks[-1:] = [chunks[-1][:1], chunks[-1][1:]]
+    response = await post(CitationMiddleware(chunked(chunks)))
+    assert timeless(response.content) == timeless(await cited_body(EVENTS))
