@@ -231,7 +231,8 @@ class _Request:
         """The body read so far as a JSON object, or None."""
         if self._parsed is None:
             try:
-                body = from_json(b"".join(self._body or ()))  # once, at 2-3x json.loads' speed
+                # Once, at 2-3x json.loads' speed; no string of a run kept past the run.
+                body = from_json(b"".join(self._body or ()), cache_strings="keys")
             except (ValueError, RecursionError):
                 body = None
             self._parsed = (body if isinstance(body, dict) else None,)

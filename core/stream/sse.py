@@ -251,7 +251,7 @@ def _type(data: bytes) -> bytes | None:
 
 def _delta(data: bytes) -> dict[str, Any]:
     """A TEXT_MESSAGE_CONTENT's wire dict: the stream reads its `messageId` and `delta`."""
-    fields = from_json(data)
+    fields = from_json(data, cache_strings="keys")
     if not isinstance(fields, dict):
         raise ValueError("not a JSON object")
     return fields
