@@ -73,7 +73,8 @@ def cited(core: ModuleType, result: object, answer: str) -> Callable[[], Awaitab
             citation_run = citation_run_class(core.CitationOptions())
             citation_run.capture("moca_search", result)
             citation_run.add_text("m1", answer)
-            event = await citation_run.events.event_for("m1")
+            # `run.events` makes the event since core 0.3; the run itself before.
+            event = await getattr(citation_run, "events", citation_run).event_for("m1")
             written += len(encoder.encode(event))
         return written
 
