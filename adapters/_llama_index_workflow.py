@@ -14,11 +14,11 @@ citations are made inside the workflow, where its steps see what the wire does n
 
 State belongs to one run: the workflow's `RunObjectRegistry` finds it by the run's state
 store (`ctx.store`, the one object LlamaIndex hands each of the run's steps as the run's
-own), held weakly so the state goes with the run. The workflow's own run id is not
-the key: a step reaches it only through its runtime's context variable, not `ctx`, and
-nothing of the run would hold the state under an id between steps. Steps run
-as tasks on one event loop and touch the state only in synchronous code, so their
-concurrent workers never interleave.
+own), held weakly so the state goes with the run. The workflow's own run id is not the
+key: a step reaches it only through its runtime's context variable, not `ctx`, and
+nothing of the run would hold the state under an id between steps. Steps run as tasks
+on one event loop and touch the state only in synchronous code, so their concurrent
+workers never interleave.
 """
 
 from __future__ import annotations
