@@ -13,7 +13,6 @@ plugin on the run's `Runner` (`_ADKRunPlugin`):
   the id of each ADK event of the run: MESSAGES_SNAPSHOT names assistant messages by
   ADK event id, not by the id their text streamed with, so the run's messages in a
   snapshot get their own event under the snapshot's id.
-
 - `before_run_callback` reads the thread the model reads: ag-ui-adk keeps an ADK session
   per thread and appends to it only the client's new question (and results of calls it
   left open); the model reads the session. So the session's function calls and
@@ -21,10 +20,9 @@ plugin on the run's `Runner` (`_ADKRunPlugin`):
   a turn the client dropped or edited still counts, one the session never held (another
   server's, unless ag-ui-adk seeded it into a new session) never does.
 
-`ADKAgent` makes a new `Runner` per run in the background task (`_create_runner`); the
-run reaches it as the active run (`CitationRun.current()`): `cite` enters its stream's
-`running()` for each step of the stream, and `asyncio.create_task` copies it into the
-task. Each run has its own `ADKRun`; nothing is kept on the agent.
+`ADKAgent` makes a new `Runner` per run in its background task (`_create_runner`), which
+the run's stream starts in its `running()` (`asyncio.create_task` copies the run context):
+there the run is `CitationRun.current()`. Each run has its own `ADKRun` and plugin.
 """
 
 from __future__ import annotations
@@ -160,8 +158,10 @@ class CitingADKAgent(ADKAgent):  # type: ignore[misc]
 
     def _create_runner(self, adk_agent: Any, user_id: str, app_name: str) -> Runner:
         runner = cast(Runner, super()._create_runner(adk_agent, user_id, app_name))
-        # ag-ui-adk gives no run id here (its execution state holds none): the run's
-        # background task runs in the engine's run context, which holds the run.
+        # No registry: ag-ui-adk hands this method no run id, and ADK's invocation id is
+        # made later and is no run's own (a run that resumes a call takes the call's, or
+        # the client's run id). The run's background task runs in the engine's run
+        # context, which holds the run; from here the run's own Runner carries it.
         run = CitationRun.current()
         if isinstance(run, ADKRun):
             try:

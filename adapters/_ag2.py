@@ -66,9 +66,10 @@ class CitingAGUIStream(AGUIStream):
         """The parent's run, with `ModelOrder` for the request's citation run, if any. The
         thread the client sends back holds earlier turns' calls in the wire's order, which
         may not be the model's: those turns' order is unknown to the run."""
-        # The run is the one CitationMiddleware made for the request (no adapter code holds
-        # it to register under AG2's run id): the engine's run context, entered to call the
-        # endpoint, is the one place that knows it.
+        # No registry: the run is the one CitationMiddleware made for the request, and no
+        # adapter code holds it to register under an id AG2 would hand over (the request's
+        # run id is the client's, which two runs may share). The engine's run context,
+        # entered to call the endpoint, is the one place that knows it.
         run = CitationRun.current()
         if run is not None:
             run.calls_out_of_order(this_run=False)

@@ -3,7 +3,8 @@
 LlamaIndex writes a tool's output into its MESSAGES_SNAPSHOT as `str()` of it: a dict's
 Python repr (single quotes, True, None), not JSON, which the client sends back as the
 tool message's content, and the core reads only JSON. Such a content is read back with
-`ast.literal_eval` (literals only, never code).
+`ast.literal_eval` (literals only, never code): the workflow keeps no thread of its own
+(each run takes the client's), so that text is the only copy of the output there is.
 
 The snapshot lists a model response's results in the order they finished, the order its
 model read them in then and reads them in now; the calls, in the order the model issued

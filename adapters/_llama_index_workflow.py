@@ -12,9 +12,13 @@ citations are made inside the workflow, where its steps see what the wire does n
 - the step that ends the run writes the `moca.citations` events its stream gives when
   the run's text ends (`finish`); the router sends RUN_FINISHED after.
 
-State belongs to one run: it is keyed by the run's state store (`ctx.store`, one per
-run), held weakly so it goes with the run. Steps run as tasks on one event loop and
-touch it only in synchronous code, so their concurrent workers never interleave.
+State belongs to one run: the workflow's `RunObjectRegistry` finds it by the run's state
+store (`ctx.store`, the one object LlamaIndex hands each of the run's steps as the run's
+own), held weakly so the state goes with the run. The workflow's own run id is not the
+key: a step reaches it only through its runtime's context variable, not `ctx`, and
+nothing of the run would hold the state under an id between steps. Steps run as tasks
+on one event loop and touch the state only in synchronous code, so their concurrent
+workers never interleave.
 """
 
 from __future__ import annotations
@@ -25,7 +29,6 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
-from weakref import WeakKeyDictionary
 
 from ag_ui.core import CustomEvent, TextMessageChunkEvent
 from llama_index.core.llms import ChatMessage
@@ -44,7 +47,7 @@ from llama_index.protocols.ag_ui.events import (  # type: ignore[import-untyped]
 )
 
 from moca_agui import CitationOptions
-from moca_agui.adapter import CitationRun, CitationStream
+from moca_agui.adapter import CitationRun, CitationStream, RunObjectRegistry
 
 from ._llama_index_results import reader_result
 from ._llama_index_thread import thread_read
@@ -153,16 +156,16 @@ class CitingWorkflow(AGUIChatWorkflow):  # type: ignore[misc]
 # time it looks up its steps, about fourteen times a run, and each member costs it.
 
 
-def _runs(workflow: CitingWorkflow) -> WeakKeyDictionary[Any, _RunState]:
-    """The workflow's runs, each keyed by its own `ctx.store`, held weakly.
+def _runs(workflow: CitingWorkflow) -> RunObjectRegistry[_RunState]:
+    """The workflow's runs in flight, each under its own `ctx.store`.
 
     Not in `ctx.store` itself: the store must serialise (a CitationRun does not). One
-    workflow instance may serve concurrent runs; each finds only its own state here,
-    and the state goes with the run's store.
+    workflow instance may serve concurrent runs; each finds only its own state here.
+    Made on first use: an instrumented instance or class is never constructed by us.
     """
-    runs: WeakKeyDictionary[Any, _RunState] | None = vars(workflow).get(_RUNS)
+    runs: RunObjectRegistry[_RunState] | None = vars(workflow).get(_RUNS)
     if runs is None:
-        runs = WeakKeyDictionary()
+        runs = RunObjectRegistry()
         setattr(workflow, _RUNS, runs)
     return runs
 
@@ -172,7 +175,7 @@ def _start_run(workflow: CitingWorkflow, ctx: Context, ev: InputEvent) -> _RunSt
         run = CitationRun(workflow.moca_agui_options)
         run.read_history(thread_read(ev.input_data.messages or ()))  # the thread the client sent
         state = _RunState(CitationStream(run))
-        _runs(workflow)[ctx.store] = state
+        _runs(workflow).add(ctx.store, state)
         return state
     except Exception:
         logger.exception("moca_agui: citations off for this run; the answer is unchanged")
@@ -186,7 +189,7 @@ def _ended_if_broken(workflow: CitingWorkflow, ctx: Context, state: _RunState) -
     try:
         yield
     except BaseException:
-        _runs(workflow).pop(ctx.store, None)
+        _runs(workflow).remove(ctx.store)
         state.stream.close()
         raise
 
@@ -210,15 +213,16 @@ def _capture(state: _RunState, history: list[ChatMessage]) -> None:
             tool_name, output = taken
             # The history is the order the model reads the results in (LlamaIndex
             # appends them as they finish): it is this run's call order.
-            state.stream.run.call_made(call_id, tool_name)
-            if not output.is_error:
-                state.stream.run.capture(tool_name, reader_result(output), tool_call_id=call_id)
+            run = state.stream.run
+            run.call_made(call_id, tool_name)
+            failed = output.is_error
+            run.capture(tool_name, reader_result(output), tool_call_id=call_id, failed=failed)
     state.outputs.clear()  # frontend tools: their results come from the client
 
 
 async def _send_citations(workflow: CitingWorkflow, ctx: Context, state: _RunState) -> None:
     try:
-        _runs(workflow).pop(ctx.store, None)
+        _runs(workflow).remove(ctx.store)
         async for event in state.stream.finish():  # its citation events, CUSTOM all
             if isinstance(event, CustomEvent):
                 ctx.write_event_to_stream(CustomWorkflowEvent(name=event.name, value=event.value))

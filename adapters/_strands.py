@@ -56,8 +56,10 @@ logger = logging.getLogger("moca_agui")
 
 A = TypeVar("A")
 
-# Strands' hooks get no invocation or run id, only `invocation_state` (ag-ui-strands puts
-# no AG-UI run id in it): the run rides there itself, where an id would need a lookup more.
+# No registry: Strands' hooks and tools get no invocation or run id, only the invocation's
+# `invocation_state`, the request-scoped mapping the caller hands it (a new one per run,
+# dropped with the invocation). The run rides there: a key in a registry would ride there
+# too, and a numbered tool, which no citing agent holds, could not reach the registry.
 #: Where a run's `CitationRun` rides in the Strands `invocation_state`.
 RUN_KEY = "moca_agui.run"
 #: Where the client's messages ride in it, for the hook that reads the thread.

@@ -10,7 +10,8 @@ The kit owns the machinery, so an adapter holds only its framework's quirks: an 
 tells its run what it knows through `RunFeed`; builds the thread its framework keeps
 with `calls_message`, `result_message` and `turn_message`; passes a failed call's result
 as `capture(..., failed=True)`; and finds a run from a hook that knows only the
-framework's run id in a `RunRegistry` its citing object holds.
+framework's run id in a `RunRegistry` its citing object holds (by the framework's per-run
+object in a `RunObjectRegistry`, where its hooks reach no run id).
 """
 
 from .plugins.declared import Adapter
@@ -34,7 +35,7 @@ from .records.schema import InvalidRecord, as_record
 from .records.thread import ThreadMessage, calls_message, result_message, turn_message
 from .run import CitationRun
 from .run.feed import RunFeed
-from .run.registry import RunRegistry
+from .run.registry import RunObjectRegistry, RunRegistry
 from .stream.citation_stream import CitationStream
 from .stream.cite import cited, tap
 
@@ -50,6 +51,7 @@ __all__ = [
     "Mention",
     "ReaderItem",
     "RunFeed",
+    "RunObjectRegistry",
     "RunRegistry",
     "ThreadMessage",
     "as_record",

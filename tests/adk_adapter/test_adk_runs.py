@@ -287,7 +287,9 @@ async def test_a_second_turn_reads_the_sessions_first_turn_the_client_did_not_se
         assert events[0]["messageId"] in {m["id"] for m in snapshot["messages"]}
 
 
-async def test_concurrent_runs_of_one_agent_each_cite_only_their_own_reads():
+@pytest.mark.parametrize("shared_run_id", [False, True])
+async def test_concurrent_runs_of_one_agent_each_cite_only_their_own_reads(shared_run_id):
+    # A client's run id is no run's own: runs in flight may share it.
     reader = Reader(A, B, C)
     nodes = {"a": A, "b": B, "c": C}
 
@@ -307,7 +309,10 @@ async def test_concurrent_runs_of_one_agent_each_cite_only_their_own_reads():
     app = endpoint(agent)
     questions = list(nodes) * 2
     streams = await asyncio.gather(
-        *(post(app, question, run_id=f"run-{i}") for i, question in enumerate(questions))
+        *(
+            post(app, question, run_id="run-1" if shared_run_id else f"run-{i}")
+            for i, question in enumerate(questions)
+        )
     )
     for question, stream in zip(questions, streams, strict=True):
         node = ref(nodes[question])

@@ -1,14 +1,17 @@
 """The adapter kit's machinery: thread messages as a run reads them, the failed-tool rule,
-and the registry where a framework's hooks find their run by the framework's run id."""
+and the registries where a framework's hooks find their run by the framework's run id or
+per-run object."""
 
 from __future__ import annotations
 
 import gc
 import logging
+import weakref
 
 import moca_agui
 from moca_agui.adapter import (
     CitationRun,
+    RunObjectRegistry,
     RunRegistry,
     calls_message,
     result_message,
@@ -78,3 +81,31 @@ def test_two_runs_in_flight_under_one_id_are_neither_found(caplog):
         runs.add("run-1", second)
     assert runs.get("run-1") is None
     assert "share the run id 'run-1'" in caplog.text
+
+
+class _Store:
+    """A framework's per-run object (a run's state store, say)."""
+
+
+def test_a_run_registered_under_a_per_run_object_goes_with_that_object():
+    runs: RunObjectRegistry[CitationRun] = RunObjectRegistry()
+    store, other_store, run = _Store(), _Store(), CitationRun()
+    runs.add(store, run)
+    held = weakref.ref(run)
+    del run
+    gc.collect()
+    assert runs.get(store) is held()  # held as long as its object lives
+    assert runs.get(other_store) is None  # another run's object finds nothing
+    del store  # the framework dropped the run between its hooks (cancelled, say)
+    gc.collect()
+    assert len(runs) == 0
+    assert held() is None  # the registry kept nothing of it
+
+
+def test_a_removed_run_is_found_no_more_under_its_live_object():
+    runs: RunObjectRegistry[CitationRun] = RunObjectRegistry()
+    store = _Store()
+    runs.add(store, CitationRun())
+    runs.remove(store)
+    runs.remove(store)  # removing twice is harmless (a step that ends and one that breaks)
+    assert runs.get(store) is None

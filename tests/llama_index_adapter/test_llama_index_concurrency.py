@@ -82,3 +82,15 @@ async def test_two_concurrent_requests_are_isolated(make_factory):
             "runId": f"run-{name}",
         }
     assert streamed_ids(alpha) != streamed_ids(beta)
+
+
+async def test_two_concurrent_runs_under_one_client_run_id_are_isolated():
+    # The client's run id is no key: two runs in flight may share it.
+    async with served(app_of(one_instrumented_instance())) as url:
+        alpha, beta = await asyncio.gather(
+            post(url, question="alpha", run_id="run-1"),
+            post(url, question="beta", run_id="run-1"),
+        )
+    for stream, name in ((alpha, "alpha"), (beta, "beta")):
+        [value] = citation_events(stream)
+        assert value["citations"] == [{"marker": "[1]", "record": RECORDS[name]}]

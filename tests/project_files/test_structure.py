@@ -1,5 +1,6 @@
 """Sizes that show the jobs: the run's facade is short, no class does many jobs, an adapter
-module holds only its framework's quirks, and nothing is written twice."""
+module holds only its framework's quirks (no runs of its own: core's registries hold
+them), and nothing is written twice."""
 
 from __future__ import annotations
 
@@ -17,6 +18,8 @@ MAX_CLASS_LINES = 300
 MAX_ADAPTER_MODULE_LINES = 250
 #: A function smaller than this (AST nodes of its body) may well be written twice.
 MIN_COPIED_NODES = 25
+#: Calls that make a mutable container.
+MUTABLE = {"dict", "list", "set", "defaultdict", "WeakKeyDictionary", "WeakValueDictionary"}
 
 
 def modules(root: Path) -> Iterator[tuple[str, ast.Module]]:
@@ -63,6 +66,29 @@ def oversized_adapter_modules(root: Path) -> dict[str, int]:
     return {name: size for name, size in sizes.items() if size > MAX_ADAPTER_MODULE_LINES}
 
 
+def runs_kept_by_adapters(root: Path) -> list[str]:
+    """Where an adapter keeps runs itself: a weak dictionary (core's registries are the
+    place) or a dict, list or set made at module level."""
+    kept = []
+    for name, tree in modules(root):
+        if not name.startswith("adapters/"):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import | ast.ImportFrom) and "weakref" in (
+                getattr(node, "module", None),
+                *(alias.name for alias in node.names),
+            ):
+                kept.append(f"{name}:{node.lineno} {ast.unparse(node)}")
+        for node in tree.body:
+            value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None
+            made = isinstance(value, ast.Call) and getattr(value.func, "id", None) in MUTABLE
+            if isinstance(node, ast.Assign) and ast.unparse(node.targets[0]) == "__all__":
+                continue
+            if isinstance(value, ast.Dict | ast.List | ast.Set) or made:
+                kept.append(f"{name}:{node.lineno} module-level {type(value).__name__}")
+    return kept
+
+
 def written_twice(root: Path) -> list[list[str]]:
     """Functions (of some size) whose bodies are the same, each group by where they are."""
     written: defaultdict[str, list[str]] = defaultdict(list)
@@ -103,6 +129,10 @@ def test_no_adapter_module_is_over_250_lines():
     assert oversized_adapter_modules(ROOT) == {}
 
 
+def test_no_adapter_keeps_runs_of_its_own():
+    assert runs_kept_by_adapters(ROOT) == []
+
+
 def test_no_function_body_is_written_twice():
     assert written_twice(ROOT) == []
 
@@ -113,7 +143,7 @@ def test_no_private_function_of_core_is_named_twice():
 
 def test_the_checks_see_what_they_forbid(tmp_path: Path) -> None:
     """A 151-line facade, a 301-line class, a 251-line adapter module, one body written
-    twice and one name with two rules, in a made-up package."""
+    twice, one name with two rules and adapters keeping runs, in a made-up package."""
     copied = (
         "def {}(items):\n"
         + "    total = 0\n    for item in items:\n"
@@ -126,6 +156,8 @@ def test_the_checks_see_what_they_forbid(tmp_path: Path) -> None:
         "core/records/a.py": copied.format("_sum") + "def _whole(x):\n    return x\n",
         "core/records/b.py": copied.format("summed") + "def _whole(x):\n    raise ValueError\n",
         "adapters/_long.py": "x = 1\n" * 251,
+        "adapters/_weak.py": "from weakref import WeakKeyDictionary\n",
+        "adapters/_held.py": "import weakref\n_RUNS = {}\n_MORE: list[int] = list()\n",
     }
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
@@ -135,3 +167,9 @@ def test_the_checks_see_what_they_forbid(tmp_path: Path) -> None:
     assert oversized_adapter_modules(tmp_path) == {"_long.py": 251}
     assert written_twice(tmp_path) == [["core/records/a.py:1 _sum", "core/records/b.py:1 summed"]]
     assert named_twice(tmp_path) == {"_whole": ["core/records/a.py:8", "core/records/b.py:8"]}
+    assert runs_kept_by_adapters(tmp_path) == [
+        "adapters/_held.py:1 import weakref",
+        "adapters/_held.py:2 module-level Dict",
+        "adapters/_held.py:3 module-level Call",
+        "adapters/_weak.py:1 from weakref import WeakKeyDictionary",
+    ]

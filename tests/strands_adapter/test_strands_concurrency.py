@@ -7,6 +7,7 @@ import asyncio
 from typing import Any
 
 import httpx
+import pytest
 from strands import tool
 from strands_support import (
     A,
@@ -27,7 +28,9 @@ from served import served
 from support import assert_valid_stream, citation_events, ref
 
 
-async def test_concurrent_runs_each_cite_only_their_own_records() -> None:
+@pytest.mark.parametrize("shared_run_id", [False, True])
+async def test_concurrent_runs_each_cite_only_their_own_records(shared_run_id: bool) -> None:
+    # A client's run id is no run's own: two runs in flight may share it.
     barrier = asyncio.Barrier(2)
 
     @tool
@@ -42,7 +45,8 @@ async def test_concurrent_runs_each_cite_only_their_own_records() -> None:
     app = app_for(moca_agui.instrument(strands_agent(ScriptedModel(script), [moca_search])))
 
     async def ask(client: httpx.AsyncClient, question: str) -> list[dict[str, Any]]:
-        body = run_input(question, thread_id=f"thread-{question}", run_id=f"run-{question}")
+        run_id = "run-1" if shared_run_id else f"run-{question}"
+        body = run_input(question, thread_id=f"thread-{question}", run_id=run_id)
         response = await client.post("/", json=body, headers={"accept": "text/event-stream"})
         stream = parse_sse(response.text)
         assert_valid_stream(stream)
