@@ -1,0 +1,189 @@
+// moca-agui/dom: the answer's markers as controls with a card, and the source list, for any
+// web page. Text only: elements are made with createElement and filled with text nodes;
+// nothing is written as HTML, no listener is an attribute, nothing remote is loaded.
+import { locateMarkers } from "./index.js";
+import { cardTree, sourcesTree } from "./view.js";
+
+/** @typedef {import("./index.js").Citation} Citation */
+/** @typedef {import("./index.js").Mention} Mention */
+/** @typedef {import("./index.js").MessageCitations} MessageCitations */
+/** @typedef {import("./dom.js").CiteOptions} CiteOptions */
+/** @typedef {import("./dom.js").SourcesOptions} SourcesOptions */
+/** @typedef {import("./view.js").Tree} Tree */
+/** @typedef {import("./view.js").Child} Child */
+
+/** Elements whose text is no marker: code, and what is already a link or a control. */
+const NOT_TEXT = "code, pre, kbd, samp, script, style, textarea, a, button, .moca-mention, .moca-not-a-source";
+/** Elements that end a run of text: a marker never spans two of them. */
+const BLOCK = /^(?:P|DIV|LI|TD|TH|H[1-6]|BLOCKQUOTE|DD|DT|SECTION|ARTICLE|FIGCAPTION|SUMMARY|BR|HR|UL|OL|TABLE|TR)$/;
+
+/**
+ * Wraps each marker of the answer rendered in `element` in a control with its card.
+ * @param {Element} element @param {MessageCitations | null | undefined} value
+ * @param {CiteOptions} [options] @returns {number}
+ */
+export function citeMarkers(element, value, options = {}) {
+  if (!value) return 0;
+  let wrapped = 0;
+  for (const run of textRuns(element)) {
+    const text = run.map((node) => node.data).join("");
+    // Backwards, so that the offsets of the mentions before stay where they are.
+    for (const mention of locateMarkers(text, value.citations).reverse()) {
+      const citations = opened(mention);
+      const range = rangeOf(run, mention.start, mention.end);
+      const shown = range.toString();
+      const control = citations.length ? mentionControl(element, shown, citations, options)
+        : notASource(element.ownerDocument, shown);
+      range.deleteContents();
+      range.insertNode(control);
+      wrapped += 1;
+    }
+  }
+  return wrapped;
+}
+
+/**
+ * A message's sources as `<section class="moca-sources">`.
+ * @param {MessageCitations} value @param {SourcesOptions} [options] @returns {HTMLElement}
+ */
+export function renderSources(value, options = {}) {
+  return /** @type {HTMLElement} */ (build(document, sourcesTree(value, options)));
+}
+
+/**
+ * Highlights and focuses the listed sources of `citations` in `sources`.
+ * @param {ParentNode} sources @param {ReadonlyArray<Citation>} citations
+ * @returns {HTMLElement | null}
+ */
+export function showSources(sources, citations) {
+  const refs = new Set(citations.map((c) => c.record.node.ref));
+  /** @type {HTMLElement | null} */
+  let first = null;
+  for (const source of sources.querySelectorAll("article.source")) {
+    const listed = source instanceof HTMLElement && refs.has(source.dataset.ref ?? "");
+    source.classList.toggle("selected", listed);
+    if (listed && !first) first = /** @type {HTMLElement} */ (source);
+  }
+  if (first) {
+    first.scrollIntoView({ block: "nearest" });
+    first.focus({ preventScroll: true });
+  }
+  return first;
+}
+
+/** @param {Mention} mention @returns {Citation[]} */
+function opened(mention) {
+  // `citations` comes with shared markers ([1, 2]); a client without it has `citation`.
+  const { citations } = /** @type {Mention & { citations?: Citation[] }} */ (mention);
+  return citations ?? (mention.citation ? [mention.citation] : []);
+}
+
+/**
+ * The runs of text nodes of `element` a marker may be read in: each a block's text outside
+ * code, links and controls, cut where such an element stood.
+ * @param {Element} element @returns {Text[][]}
+ */
+function textRuns(element) {
+  /** @type {Text[][]} */
+  const runs = [];
+  /** @type {Text[]} */
+  let run = [];
+  const cut = () => {
+    if (run.length) runs.push(run);
+    run = [];
+  };
+  /** @param {Node} parent */
+  const walk = (parent) => {
+    for (const node of parent.childNodes) {
+      if (node.nodeType === Node.TEXT_NODE) run.push(/** @type {Text} */ (node));
+      else if (node instanceof Element) {
+        const block = BLOCK.test(node.tagName.toUpperCase());
+        if (block || node.matches(NOT_TEXT)) cut();
+        if (!node.matches(NOT_TEXT)) walk(node);
+        if (block) cut();
+      }
+    }
+  };
+  walk(element);
+  cut();
+  return runs;
+}
+
+/** A Range over the characters `start` to `end` of the joined text of `run`.
+ * @param {Text[]} run @param {number} start @param {number} end */
+function rangeOf(run, start, end) {
+  const range = run[0].ownerDocument.createRange();
+  let at = 0;
+  for (const node of run) {
+    const length = node.data.length;
+    if (start >= at && start < at + length) range.setStart(node, start - at);
+    if (end > at && end <= at + length) {
+      range.setEnd(node, end - at);
+      break;
+    }
+    at += length;
+  }
+  return range;
+}
+
+/**
+ * `<span class="moca-mention">`: the marker's button, keeping its text, and its card.
+ * @param {Element} root @param {string} text @param {Citation[]} citations @param {CiteOptions} options
+ */
+function mentionControl(root, text, citations, options) {
+  const doc = root.ownerDocument;
+  const id = `moca-card-${Math.random().toString(36).slice(2, 12)}`;
+  const button = doc.createElement("button");
+  button.type = "button";
+  button.className = "moca-cite";
+  button.setAttribute("aria-describedby", id);
+  button.dataset.ref = citations.map((c) => c.record.node.ref).join(" ");
+  button.append(text);
+  const card = /** @type {HTMLElement} */ (build(doc, cardTree(citations, id)));
+  card.hidden = true;
+  const mention = doc.createElement("span");
+  mention.className = "moca-mention";
+  mention.append(button, card);
+  const show = () => { card.hidden = false; };
+  const hide = () => { card.hidden = true; };
+  mention.addEventListener("mouseenter", show);
+  mention.addEventListener("mouseleave", () => { if (doc.activeElement !== button) hide(); });
+  button.addEventListener("focus", show);
+  button.addEventListener("blur", hide);
+  button.addEventListener("keydown", (event) => { if (event.key === "Escape") hide(); });
+  button.addEventListener("click", () => {
+    const list = options.sources ?? listAfter(root);
+    if (list) showSources(list, citations);
+  });
+  return mention;
+}
+
+/** The first `.moca-sources` after `root` in its document, else the first in it.
+ * @param {Element} root @returns {Element | null} */
+function listAfter(root) {
+  const lists = [...root.ownerDocument.querySelectorAll(".moca-sources")];
+  return lists.find((list) => root.compareDocumentPosition(list) & Node.DOCUMENT_POSITION_FOLLOWING)
+    ?? lists[0] ?? null;
+}
+
+/** A ref the service left out, flagged: not a source.
+ * @param {Document} doc @param {string} text */
+function notASource(doc, text) {
+  return build(doc, ["span", { class: "moca-not-a-source",
+    title: "Not among the sources the Reader returned" },
+    ["span", { class: "left-out" }, text], " ", ["span", { class: "flag" }, "not a source"]]);
+}
+
+/** The element `tree` describes, its strings as text nodes.
+ * @param {Document} doc @param {Tree} tree @returns {Element} */
+function build(doc, [tag, attributes, ...children]) {
+  const element = doc.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (name !== "key") element.setAttribute(name, value);
+  }
+  for (const child of children) {
+    if (typeof child === "string") element.append(child);
+    else if (child) element.append(build(doc, child));
+  }
+  return element;
+}
