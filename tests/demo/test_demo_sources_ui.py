@@ -320,3 +320,47 @@ def test_axe_finds_no_serious_violation(browser: WebDriver, base_url: str, dark:
         assert axe_violations(browser) == []
     finally:
         set_dark(browser, False)
+
+
+def test_markers_in_rendered_markdown_are_wrapped_once_never_in_code(
+    browser: WebDriver, base_url: str
+) -> None:
+    """citeMarkers on what a Markdown renderer made of an answer: a marker in bold or split
+    across elements is a control, one in code or a link is not; called again after a
+    re-render, it wraps what is new and nothing twice; the rest of the DOM is kept."""
+    open_page(browser, base_url)
+    found: dict[str, Any] = page(
+        browser,
+        """const record = arguments[0];
+        return import('/moca-agui/dom.js').then(({citeMarkers}) => {
+          const root = document.createElement('div');
+          const p = (...children) => { const e = document.createElement('p');
+                                       e.append(...children); return e; };
+          const el = (tag, text) => { const e = document.createElement(tag);
+                                      e.textContent = text; return e; };
+          const link = el('a', '[1]'); link.href = '#x';
+          const kept = el('em', 'kept');
+          root.append(p('Bold ', el('strong', '[1]'), ' and split [', el('em', '1'), '].'),
+                      p('Code ', el('code', 'xs[1]'), ' ', link, ' ', kept),
+                      el('pre', '[1]'));
+          document.body.append(root);
+          const value = {computedAt: null, citations: [{marker: '[1]', markers: ['[1]'], record}]};
+          const first = citeMarkers(root, value);
+          const again = citeMarkers(root, value);
+          root.append(p('New [1]'));
+          const third = citeMarkers(root, value);
+          return {first, again, third,
+                  controls: [...root.querySelectorAll('button.moca-cite')]
+                    .map((b) => b.textContent),
+                  code: root.querySelector('code').textContent,
+                  pre: root.querySelector('pre').textContent,
+                  link: link.textContent, kept: kept.isConnected,
+                  text: root.querySelector('p').innerText};
+        });""",
+        BY_REF[HANDBOOK + "queen-marking.md"],
+    )
+    assert (found["first"], found["again"], found["third"]) == (2, 0, 1)
+    assert found["controls"] == ["[1]", "[1]", "[1]"]
+    assert (found["code"], found["pre"], found["link"]) == ("xs[1]", "[1]", "[1]")
+    assert found["kept"]
+    assert found["text"] == "Bold [1] and split [1]."  # the text as it was, cards hidden
