@@ -81,6 +81,11 @@ def test_a_marker_is_a_keyboard_control_whose_card_names_its_source(
     control = focused(browser)
     assert control.tag_name == "button" and "moca-cite" in (control.get_attribute("class") or "")
     assert control.text == "[1]"  # the marker keeps its text
+    outline = browser.execute_script(
+        "const s = getComputedStyle(arguments[0]); return [s.outlineStyle, s.outlineWidth]",
+        control,
+    )
+    assert outline == ["solid", "2px"]  # the keyboard focus is visible
     card = card_of(browser, control)
     assert card.get_attribute("role") == "tooltip"
     assert card.is_displayed() and in_view(browser, card)
