@@ -144,7 +144,10 @@ function mentionControl(root, text, citations, options) {
   const mention = doc.createElement("span");
   mention.className = "moca-mention";
   mention.append(button, card);
-  const show = () => { card.hidden = false; };
+  const show = () => {
+    card.hidden = false;
+    keepInView(card);
+  };
   const hide = () => { card.hidden = true; };
   mention.addEventListener("mouseenter", show);
   mention.addEventListener("mouseleave", () => { if (doc.activeElement !== button) hide(); });
@@ -156,6 +159,24 @@ function mentionControl(root, text, citations, options) {
     if (list) showSources(list, citations);
   });
   return mention;
+}
+
+/** Moves a shown card left, or above its marker, as far as it takes to be in the window
+ * (CSSOM only: no style attribute is written, which a strict CSP would refuse).
+ * @param {HTMLElement} card */
+function keepInView(card) {
+  const view = card.ownerDocument.defaultView;
+  if (!view) return;
+  card.style.transform = "";
+  card.classList.remove("above");
+  const margin = 8;
+  const box = card.getBoundingClientRect();
+  const over = Math.min(box.right - (view.innerWidth - margin), box.left - margin);
+  if (over > 0) card.style.transform = `translateX(${-over}px)`;
+  const marker = card.parentElement?.getBoundingClientRect();
+  if (marker && box.bottom > view.innerHeight - margin && marker.top - box.height - 4 > margin) {
+    card.classList.add("above");
+  }
 }
 
 /** The first `.moca-sources` after `root` in its document, else the first in it.

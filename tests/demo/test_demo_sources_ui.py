@@ -369,3 +369,35 @@ def test_markers_in_rendered_markdown_are_wrapped_once_never_in_code(
     assert (found["code"], found["pre"], found["link"]) == ("xs[1]", "[1]", "[1]")
     assert found["kept"]
     assert found["text"] == "Bold [1] and split [1]."  # the text as it was, cards hidden
+
+
+def test_a_card_stays_in_the_window_at_its_right_and_bottom_edge(
+    browser: WebDriver, base_url: str
+) -> None:
+    open_page(browser, base_url)
+    found: list[dict[str, float]] = page(
+        browser,
+        """const record = arguments[0];
+        return import('/moca-agui/dom.js').then(({citeMarkers}) => {
+          const answer = document.createElement('p');
+          answer.textContent = 'At the edge [1]';
+          answer.style.textAlign = 'right';  // CSSOM: the page's CSP allows no style attribute
+          answer.style.position = 'fixed';
+          answer.style.right = answer.style.bottom = '0';
+          answer.style.margin = '0';
+          document.body.append(answer);
+          citeMarkers(answer, {computedAt: null,
+                               citations: [{marker: '[1]', markers: ['[1]'], record}]});
+          const control = answer.querySelector('button.moca-cite');
+          control.focus();
+          const card = document.getElementById(control.getAttribute('aria-describedby'));
+          const box = card.getBoundingClientRect();
+          return [{left: box.left, right: box.right, top: box.top, bottom: box.bottom,
+                   width: innerWidth, height: innerHeight, hidden: card.hidden}];
+        });""",
+        BY_REF[HANDBOOK + "hive-placement.md"],
+    )
+    (box,) = found
+    assert box["hidden"] is False
+    assert box["left"] >= 0 and box["right"] <= box["width"], box
+    assert box["top"] >= 0 and box["bottom"] <= box["height"], box
