@@ -18,7 +18,8 @@ export interface CiteOptions {
  * `<button class="moca-cite">` that keeps the marker's text, and its card
  * (`<span class="moca-card" role="tooltip">`, the button's `aria-describedby`) naming each
  * source the marker opens: title, package and version, every warning state, then its
- * strongest verification. The card shows on hover and keyboard focus (Escape hides it); a
+ * strongest verification. The card shows on hover and keyboard focus, kept in the window
+ * (Escape hides it); a
  * click or Enter shows the source in the list. A ref the service left out becomes
  * `<span class="moca-not-a-source">` (flagged "not a source"). Only text nodes outside
  * `code`, `pre`, links and controls are read (a marker a Markdown renderer split across
