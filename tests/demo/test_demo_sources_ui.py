@@ -401,3 +401,38 @@ def test_a_card_stays_in_the_window_at_its_right_and_bottom_edge(
     assert box["hidden"] is False
     assert box["left"] >= 0 and box["right"] <= box["width"], box
     assert box["top"] >= 0 and box["bottom"] <= box["height"], box
+
+
+#: A reset as Tailwind's preflight writes it (CopilotKit v2 ships one), in a cascade layer.
+LAYERED_RESET = """@layer base {
+  *, ::before, ::after { box-sizing: border-box; border: 0 solid; margin: 0; padding: 0; }
+  h1, h2, h3, h4 { font-size: inherit; font-weight: inherit; }
+  ol, ul, menu { list-style: none; }
+  button { font: inherit; color: inherit; background-color: transparent; border-radius: 0; }
+}"""
+
+
+def test_the_stylesheet_wins_over_a_reset_in_a_cascade_layer(
+    browser: WebDriver, base_url: str
+) -> None:
+    open_page(browser, base_url)
+    ask_page(browser, "What does the handbook cover?")
+    styled = """const title = getComputedStyle(document.querySelector('article.source .title'));
+        const cite = getComputedStyle(document.querySelector('button.moca-cite'));
+        const badge = getComputedStyle(document.querySelector('.badge'));
+        const list = getComputedStyle(document.querySelector('.moca-sources'));
+        return {weight: Number(title.fontWeight), size: parseFloat(title.fontSize),
+                list: parseFloat(list.fontSize),
+                cite: cite.backgroundColor, badge: badge.borderTopStyle,
+                padding: badge.paddingLeft};"""
+    before = browser.execute_script(styled)
+    browser.execute_script(
+        """const sheet = new CSSStyleSheet();  // a constructed sheet: the page's CSP allows it
+        sheet.replaceSync(arguments[0]);
+        document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];""",
+        LAYERED_RESET,
+    )
+    after = browser.execute_script(styled)
+    assert after == before, (before, after)
+    assert after["weight"] >= 600 and after["size"] > after["list"]  # a title, not body text
+    assert after["cite"] != "rgba(0, 0, 0, 0)" and after["badge"] == "solid"
