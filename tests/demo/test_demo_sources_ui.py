@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from selenium.webdriver.common.action_chains import ActionChains
@@ -436,3 +437,103 @@ def test_the_stylesheet_wins_over_a_reset_in_a_cascade_layer(
     assert after == before, (before, after)
     assert after["weight"] >= 600 and after["size"] > after["list"]  # a title, not body text
     assert after["cite"] != "rgba(0, 0, 0, 0)" and after["badge"] == "solid"
+
+
+NODE_MODULES = ROOT / "js/node_modules"
+#: React's CommonJS builds, run in the page under a small `require`.
+REACT_CJS = {
+    "scheduler": "scheduler/cjs/scheduler.production.js",
+    "react": "react/cjs/react.production.js",
+    "react-dom": "react-dom/cjs/react-dom.production.js",
+    "react-dom/client": "react-dom/cjs/react-dom-client.production.js",
+}
+#: The package's modules, imported by bare names through an import map of data: URLs.
+PACKAGE_MODULES = {"moca-index": "index.js", "moca-view": "view.js", "moca-dom": "dom.js",
+                   "moca-react": "react.js"}  # fmt: skip
+
+
+def react_page(browser: WebDriver) -> None:
+    """A blank page running React (its CommonJS builds) and moca-agui/react."""
+    browser.get("about:blank")
+    sources = {name: (NODE_MODULES / path).read_text(encoding="utf-8")
+               for name, path in REACT_CJS.items()}  # fmt: skip
+    browser.execute_script(
+        """const sources = arguments[0];
+        const done = {};
+        window.require = (name) => {
+          if (!(name in done)) {
+            const module = {exports: {}};
+            done[name] = module.exports;
+            new Function('module', 'exports', 'require', 'process', sources[name])(
+              module, module.exports, window.require, {env: {NODE_ENV: 'production'}});
+            done[name] = module.exports;
+          }
+          return done[name];
+        };""",
+        sources,
+    )
+    imports = {"react": "data:text/javascript,export default window.require('react');"
+               "export const {createElement, useCallback, useEffect, useRef, useState, "
+               "useSyncExternalStore, StrictMode} = window.require('react');"}  # fmt: skip
+    for name, path in PACKAGE_MODULES.items():
+        code = (ROOT / "js" / path).read_text(encoding="utf-8")
+        for bare, file in PACKAGE_MODULES.items():
+            code = code.replace(f'"./{file}"', f'"{bare}"')
+        imports[name] = "data:text/javascript," + quote(code)
+    browser.execute_script(
+        """const map = document.createElement('script');
+        map.type = 'importmap';
+        map.textContent = JSON.stringify({imports: arguments[0]});
+        document.head.append(map);""",
+        imports,
+    )
+
+
+def test_moca_markers_wraps_what_react_renders_and_keeps_it_wrapped(
+    browser: WebDriver,
+) -> None:
+    """<MocaMarkers> around an answer React renders (in StrictMode, its effects twice): the
+    markers become controls once; when React renders a new text, its markers too, and when
+    a child renders anew on its own state (a streaming renderer)."""
+    if not (NODE_MODULES / "react-dom").is_dir():
+        pytest.skip("needs js/node_modules (cd js && npm ci), as nox -s tests has")
+    react_page(browser)
+    found: dict[str, Any] = browser.execute_async_script(
+        """const [record, done] = arguments;
+        Promise.all([import('react'), import('moca-react')]).then(async ([React, moca]) => {
+          const {createRoot} = window.require('react-dom/client');
+          const {createElement: h, StrictMode} = React;
+          const value = {computedAt: null, citations: [{marker: '[1]', markers: ['[1]'], record}]};
+          const container = document.createElement('div');
+          document.body.append(container);
+          const root = createRoot(container);
+          const render = (text) => root.render(h(StrictMode, null,
+            h(moca.MocaMarkers, {value}, h('p', null, text), h('code', null, '[1]'))));
+          const settle = () => new Promise((r) => setTimeout(r, 50));
+          const controls = () => [...container.querySelectorAll('button.moca-cite')]
+            .map((b) => b.textContent);
+          render('See [1].');
+          await settle();
+          const first = controls();
+          render('See [1], and [1] again.');
+          await settle();
+          const second = controls();
+          const text = container.querySelector('p').innerText;
+          // a renderer that streams on its own state: MocaMarkers itself does not re-render
+          let more;
+          function Streaming() {
+            const [shown, setShown] = React.useState('Streaming');
+            more = setShown;
+            return h('p', null, shown);
+          }
+          root.render(h(moca.MocaMarkers, {value}, h(Streaming)));
+          await settle();
+          more('Streaming [1]');
+          await settle();
+          done({first, second, text, streamed: controls(),
+                wrapper: container.firstElementChild.className});
+        }, (error) => done({error: String(error)}));""",
+        BY_REF[HANDBOOK + "queen-marking.md"],
+    )
+    assert found == {"first": ["[1]"], "second": ["[1]", "[1]"], "streamed": ["[1]"],
+                     "text": "See [1], and [1] again.", "wrapper": "moca-markers"}  # fmt: skip
