@@ -26,20 +26,34 @@ export function citeMarkers(element, value, options = {}) {
   if (!value) return 0;
   let wrapped = 0;
   for (const run of textRuns(element)) {
-    const text = run.map((node) => node.data).join("");
-    // Backwards, so that the offsets of the mentions before stay where they are.
-    for (const mention of locateMarkers(text, value.citations).reverse()) {
-      const citations = opened(mention);
-      const range = rangeOf(run, mention.start, mention.end);
-      const shown = range.toString();
-      const control = citations.length ? mentionControl(element, shown, citations, options)
-        : notASource(element.ownerDocument, shown);
-      range.deleteContents();
-      range.insertNode(control);
-      wrapped += 1;
+    try {
+      wrapped += citeRun(element, run, value, options);
+    } catch (error) { // the answer stays as it was rendered
+      console.warn("moca-agui: left a run of the answer's text as it was", error);
     }
   }
   return wrapped;
+}
+
+/**
+ * Wraps the markers of one run of text nodes; how many.
+ * @param {Element} element @param {Text[]} run @param {MessageCitations} value
+ * @param {CiteOptions} options
+ */
+function citeRun(element, run, value, options) {
+  const text = run.map((node) => node.data).join("");
+  const mentions = locateMarkers(text, value.citations);
+  // Backwards, so that the offsets of the mentions before stay where they are.
+  for (const mention of [...mentions].reverse()) {
+    const citations = opened(mention);
+    const range = rangeOf(run, mention.start, mention.end);
+    const shown = range.toString();
+    const control = citations.length ? mentionControl(element, shown, citations, options)
+      : notASource(element.ownerDocument, shown);
+    range.deleteContents();
+    range.insertNode(control);
+  }
+  return mentions.length;
 }
 
 /**

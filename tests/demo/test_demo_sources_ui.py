@@ -537,3 +537,22 @@ def test_moca_markers_wraps_what_react_renders_and_keeps_it_wrapped(
     )
     assert found == {"first": ["[1]"], "second": ["[1]", "[1]"], "streamed": ["[1]"],
                      "text": "See [1], and [1] again.", "wrapper": "moca-markers"}  # fmt: skip
+
+
+def test_citations_it_cannot_read_leave_the_answer_as_it_was(
+    browser: WebDriver, base_url: str
+) -> None:
+    open_page(browser, base_url)
+    found: dict[str, Any] = page(
+        browser,
+        """return import('/moca-agui/dom.js').then(({citeMarkers}) => {
+          const answer = document.createElement('p');
+          answer.textContent = 'See [1].';
+          document.body.append(answer);
+          return {wrapped: citeMarkers(answer, {computedAt: null, citations: 'not a list'}),
+                  html: answer.innerHTML};
+        });""",
+    )
+    assert found == {"wrapped": 0, "html": "See [1]."}
+    warnings = [e["message"] for e in browser.get_log("browser") if "moca-agui:" in e["message"]]
+    assert len(warnings) == 1 and "left a run of the answer's text as it was" in warnings[0]
