@@ -24,7 +24,8 @@ export interface CiteOptions {
  * `<span class="moca-not-a-source">` (flagged "not a source"). Only text nodes outside
  * `code`, `pre`, links and controls are read (a marker a Markdown renderer split across
  * elements, `[<em>1</em>]`, too); nothing is written as HTML. Idempotent: call it again
- * after each render; markers already wrapped are left. Returns how many it wrapped.
+ * after each render; markers already wrapped are left. Text it cannot read (a value that is
+ * not an event's) stays as it was, with a console warning. Returns how many it wrapped.
  */
 export declare function citeMarkers(
   element: Element,
