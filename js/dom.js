@@ -176,19 +176,19 @@ function mentionControl(root, text, citations, options) {
 }
 
 /** Moves a shown card left, or above its marker, as far as it takes to be in the window
+ * (its scroll bars excluded)
  * (CSSOM only: no style attribute is written, which a strict CSP would refuse).
  * @param {HTMLElement} card */
 function keepInView(card) {
-  const view = card.ownerDocument.defaultView;
-  if (!view) return;
+  const { clientWidth: width, clientHeight: height } = card.ownerDocument.documentElement;
   card.style.transform = "";
   card.classList.remove("above");
   const margin = 8;
   const box = card.getBoundingClientRect();
-  const over = Math.min(box.right - (view.innerWidth - margin), box.left - margin);
+  const over = Math.min(box.right - (width - margin), box.left - margin);
   if (over > 0) card.style.transform = `translateX(${-over}px)`;
   const marker = card.parentElement?.getBoundingClientRect();
-  if (marker && box.bottom > view.innerHeight - margin && marker.top - box.height - 4 > margin) {
+  if (marker && box.bottom > height - margin && marker.top - box.height - 4 > margin) {
     card.classList.add("above");
   }
 }
