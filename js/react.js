@@ -1,14 +1,16 @@
-// moca-agui/react: a hook for the citations of one message and a component that shows them.
-// Text only: React escapes every string; a link's href only ever comes from safeUrl; nothing
-// remote is loaded (no image, no frame, no style from a record).
-import { createElement as h, Fragment, useCallback, useSyncExternalStore } from "react";
-import { LABEL_END, LABEL_LIMIT, safeUrl, shortText, trustBadges, withReadableDates } from "./index.js";
+// moca-agui/react: a hook for the citations of one message, the source list, and the answer's
+// markers as controls. Text only: React escapes every string; a link's href only ever comes
+// from safeUrl; nothing remote is loaded (no image, no frame, no style from a record).
+import { createElement as h, useCallback, useEffect, useRef, useSyncExternalStore } from "react";
+import { citeMarkers } from "./dom.js";
+import { sourcesTree } from "./view.js";
 
 /** @typedef {import("./index.js").MocaCitations} MocaCitations */
 /** @typedef {import("./index.js").MessageCitations} MessageCitations */
-/** @typedef {import("./index.js").Citation} Citation */
-/** @typedef {import("./index.js").Evidence} Evidence */
 /** @typedef {import("./react.js").MocaSourcesProps} MocaSourcesProps */
+/** @typedef {import("./react.js").MocaMarkersProps} MocaMarkersProps */
+/** @typedef {import("./view.js").Tree} Tree */
+/** @typedef {import("./view.js").Child} Child */
 
 /**
  * The citations of message `messageId` in `store`, re-rendering when they arrive.
@@ -22,80 +24,46 @@ export function useMocaCitations(store, messageId) {
 }
 
 /**
- * A message's sources with their trust badges; nothing before its event arrives.
+ * A message's sources, one line each, details behind a disclosure; nothing before its event.
  * @param {MocaSourcesProps} props
  */
 export function MocaSources({ value, locale, timeZone }) {
-  if (!value) return null;
-  const dates = { locale, timeZone };
-  return h("section", { className: "moca-sources" },
-    value.computedAt
-      ? h("p", { className: "computed-at" }, "Trust as of ", ...dated(value.computedAt, dates))
-      : null,
-    value.citations.length
-      ? value.citations.map((citation) => h(Source, { key: citation.record.node.ref, citation, dates }))
-      : h("p", { className: "no-sources" }, "No sources from the loaded packages."));
+  return value ? element(sourcesTree(value, { locale, timeZone })) : null;
 }
 
 /**
- * An element showing `value` cut at a field's length, the whole value on hover (title).
- * @param {string} tag @param {Record<string, unknown>} props @param {unknown} value
- * @param {number} [limit] @param {number} [keepEnd]
+ * The markers of what `ref` renders as controls, after each render and each change of its
+ * elements (a Markdown renderer streaming into it).
+ * @param {import("react").RefObject<Element | null>} ref
+ * @param {MessageCitations | null | undefined} value
  */
-function short(tag, props, value, limit, keepEnd) {
-  const { text, whole } = shortText(value, limit, keepEnd);
-  return h(tag, whole === null ? props : { ...props, title: whole }, text);
+export function useMocaMarkers(ref, value) {
+  useEffect(() => {
+    const root = ref.current;
+    if (!root || !value) return undefined;
+    citeMarkers(root, value);
+    const observer = new MutationObserver(() => citeMarkers(root, value));
+    observer.observe(root, { childList: true, subtree: true, characterData: true });
+    return () => observer.disconnect();
+  });
 }
 
-/**
- * The badges right under the title, every field before them cut short: no field's length can
- * push a badge out of sight (with or without a style sheet). Details, description and text
- * follow, whole: a style sheet wraps them (the demo's: `.source { overflow-wrap: anywhere }`).
- * @param {{ citation: Citation, dates: { locale?: string, timeZone?: string } }} props
- */
-function Source({ citation: { marker, markers, record }, dates }) {
-  const { node, package: pkg } = record;
-  const badges = trustBadges(record);
-  const labels = markers ?? (marker ? [marker] : []);
-  return h("article", { className: "source", "data-ref": node.ref },
-    h("header", null,
-      labels.length ? short("span", { className: "marker" }, labels.join(" ")) : null,
-      short("h3", { className: "title" }, node.title || node.path)),
-    h("ul", { className: "badges" }, badges.map((b) =>
-      short("li", { key: b.key + b.label + b.detail, className: `badge ${b.tone}`, "data-badge": b.key },
-        b.label, LABEL_LIMIT, LABEL_END))),
-    h("p", { className: "package" }, short("span", { className: "id" }, pkg.id), " ",
-      short("span", { className: "version" }, `version ${pkg.version}`)),
-    h("p", { className: "ref" }, short("code", {}, node.ref)),
-    h("ul", { className: "trust-details" }, badges.map((b) =>
-      h("li", { key: b.key + b.label + b.detail, "data-detail": b.key }, ...dated(b.detail, dates)))),
-    node.description ? h("p", { className: "description" }, node.description) : null,
-    record.evidence?.length
-      ? h("ul", { className: "evidence" }, record.evidence.map((entry, i) => h(EvidenceItem, { key: i, entry })))
-      : null,
-    typeof record.text === "string"
-      ? h("details", null, h("summary", null, "Text"), h("pre", { className: "text" }, record.text))
-      : null);
+/** @param {MocaMarkersProps} props */
+export function MocaMarkers({ value, children }) {
+  const ref = useRef(/** @type {HTMLDivElement | null} */ (null));
+  useMocaMarkers(ref, value);
+  return h("div", { className: "moca-markers", ref }, children);
 }
 
-/** @param {{ entry: Evidence }} props */
-function EvidenceItem({ entry }) {
-  const source = entry.source || {};
-  const name = String(source.title || source.id || "source");
-  const url = safeUrl(source.url) || safeUrl(source.resource);
-  const state = entry.matched === true ? "matched" : entry.matched === false ? "not matched" : "not checked";
-  const exact = entry.selector?.exact;
-  return h("li", null,
-    url ? short("a", { href: url, rel: "noopener noreferrer nofollow" }, name)
-      : short("span", { className: "source-name" }, name),
-    exact ? h(Fragment, null, " ", short("q", {}, exact)) : null,
-    " ", h("span", { className: `evidence-${state.replace(" ", "-")}` }, state),
-    entry.note ? h(Fragment, null, " ", short("span", { className: "note" }, entry.note)) : null);
-}
+/** React's names of the attributes the trees use. */
+const PROPS = /** @type {Record<string, string>} */ ({ class: "className", tabindex: "tabIndex",
+  datetime: "dateTime" });
 
-/** @param {string} text @param {{ locale?: string, timeZone?: string }} dates */
-function dated(text, dates) {
-  return withReadableDates(text, dates).map((part, i) => typeof part === "string"
-    ? part
-    : h("time", { key: i, dateTime: part.iso, title: part.iso }, part.readable));
+/** The React element `tree` describes. @param {Tree} tree @returns {import("react").ReactElement} */
+function element([tag, attributes, ...children]) {
+  /** @type {Record<string, string>} */
+  const props = {};
+  for (const [name, value] of Object.entries(attributes)) props[PROPS[name] ?? name] = value;
+  return h(tag, props, ...children.map((/** @type {Child} */ child) =>
+    child === null || typeof child === "string" ? child : element(child)));
 }

@@ -79,6 +79,8 @@ EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "crewai": ("crewai", "ag_ui_crewai"),
 }
 _JS = "text/javascript; charset=utf-8"
+#: The npm package's files the page loads, served under /moca-agui/ (the wheel ships them).
+PACKAGE_FILES = ("index.js", "dom.js", "view.js", "styles.css")
 #: path -> (file under the demo's package, media type)
 _STATIC = {
     "/": ("static/index.html", "text/html; charset=utf-8"),
@@ -171,27 +173,31 @@ def demo_app(service: ASGIApp) -> Starlette:
         body = files("moca_agui.demo").joinpath(name).read_bytes()
         return Response(body, media_type=media_type, headers=_page_headers())
 
-    async def client_module(request: Request) -> Response:
-        return Response(moca_agui_js(), media_type=_JS, headers=_page_headers())
+    async def package_file(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name not in PACKAGE_FILES:
+            return Response(status_code=404, headers=_page_headers())
+        media_type = "text/css; charset=utf-8" if name.endswith(".css") else _JS
+        return Response(moca_agui_file(name), media_type=media_type, headers=_page_headers())
 
     async def no_icon(request: Request) -> Response:  # browsers ask; the page has none
         return Response(status_code=204, headers=_page_headers())
 
     routes: list[Route | Mount] = [Route(path, static, methods=["GET"]) for path in _STATIC]
-    routes.append(Route("/moca-agui.js", client_module, methods=["GET"]))
+    routes.append(Route("/moca-agui/{name}", package_file, methods=["GET"]))
     routes.append(Route("/favicon.ico", no_icon, methods=["GET"]))
     routes.append(Mount("", app=service))
     return Starlette(routes=routes)
 
 
-def moca_agui_js() -> bytes:
-    """The npm package's module file (`js/index.js`), which the page imports: its client
-    rules are the package's own. A wheel ships it as `moca_agui/js/index.js`; an editable
-    install from a clone reads it from the clone's `js/`."""
-    shipped = files("moca_agui").joinpath("js", "index.js")
+def moca_agui_file(name: str) -> bytes:
+    """A file of the npm package (one of PACKAGE_FILES), which the page loads: its client
+    rules, views and styles are the package's own. A wheel ships them in `moca_agui/js/`; an
+    editable install from a clone reads them from the clone's `js/`."""
+    shipped = files("moca_agui").joinpath("js", name)
     if shipped.is_file():
         return shipped.read_bytes()
-    clone = Path(str(files("moca_agui.demo"))).parents[1] / "js" / "index.js"
+    clone = Path(str(files("moca_agui.demo"))).parents[1] / "js" / name
     return clone.read_bytes()
 
 

@@ -24,8 +24,8 @@ test("a hostile record renders as text: no script, no image, no handler, only th
   const markup = render({ computedAt: "2026-11-30T09:00:00Z", citations: [{ marker: "[1]", record: HOSTILE }] });
   const found = tags(markup);
   assert.deepEqual([...new Set(found.map((t) => t.name))].sort(), [
-    "a", "article", "code", "details", "h3", "header", "li", "p", "pre", "q", "section", "span",
-    "summary", "time", "ul"]);
+    "a", "article", "code", "details", "div", "h3", "li", "ol", "p", "pre", "q", "section",
+    "span", "summary", "time", "ul"]);
   assert.deepEqual(found.flatMap((t) => Object.keys(t.attrs)).filter((a) => a.startsWith("on")), []);
   assert.deepEqual(found.filter((t) => t.name === "a").map((t) => t.attrs.href), ["https://example.org/notices"]);
   // the markup in the fields is there, escaped, as the text it is
@@ -34,7 +34,7 @@ test("a hostile record renders as text: no script, no image, no handler, only th
   assert.ok(markup.includes("&lt;b&gt;Board&lt;/b&gt; rules"));
 });
 
-test("each source shows its marker, title, package, ref and trustBadges, each badge with its detail", () => {
+test("each source is one line (marker, title, trustBadges), its details in a closed disclosure", () => {
   const record = CASES.base;
   const markup = render({ computedAt: null, citations: [{ marker: "[1]", record }] });
   const badges = [...markup.matchAll(/<li class="badge ([a-z]+)" data-badge="([^"]+)">([^<]*)<\/li>/g)]
@@ -43,7 +43,8 @@ test("each source shows its marker, title, package, ref and trustBadges, each ba
   assert.ok(markup.includes(`<span class="marker">[1]</span><h3 class="title">${record.node.title}</h3>`));
   assert.ok(markup.includes(`<p class="package"><span class="id">${record.package.id}</span> <span class="version">version 1.0.0</span></p>`));
   assert.ok(markup.includes(`<code>${record.node.ref}</code>`));
-  assert.ok(!markup.includes("computed-at"));
+  assert.ok(markup.includes('<details class="more"><summary>Details</summary><p class="package">'));
+  assert.ok(!markup.includes("<details open") && !markup.includes("computed-at"));
 });
 
 test("a source cited for two of its spans shows both markers", () => {
@@ -63,7 +64,7 @@ test("dates are readable, the ISO time on hover", () => {
 
 test("no citations say so; no event renders nothing", () => {
   assert.equal(render({ computedAt: null, citations: [] }),
-    '<section class="moca-sources"><p class="no-sources">No sources from the loaded packages.</p></section>');
+    '<section class="moca-sources" aria-label="Sources"><p class="no-sources">No sources from the loaded packages.</p></section>');
   assert.equal(render(undefined), "");
 });
 
@@ -90,12 +91,13 @@ test("a field of 300,000 characters is cut, whole on hover, and the badges come 
   record.evidence = [{ source: { title: long }, selector: { exact: long }, note: long }];
   const markup = render({ computedAt: null, citations: [{ marker: long, record }] });
   const cut = `${"W".repeat(160)}\u2026`;
-  assert.ok(markup.includes(`<header><span class="marker" title="${long}">${cut}</span>` +
-    `<h3 class="title" title="${long}">${cut}</h3></header><ul class="badges">` +
+  assert.ok(markup.includes(`<div class="line"><span class="marker" title="${long}">${cut}</span>` +
+    `<h3 class="title" title="${long}">${cut}</h3><ul class="badges" aria-label="Trust">` +
     `<li class="badge warning" data-badge="attested-review" title="Reviewed: ${long} (signed)">` +
     `Reviewed: ${"W".repeat(38)}\u2026WWW (signed)</li>`));
   assert.ok(markup.includes(`<p class="package"><span class="id" title="${long}">${cut}</span>`));
   assert.ok(markup.includes(`<span class="note" title="${long}">${cut}</span>`));
   assert.ok(markup.includes(`<q title="${long}">${cut}</q>`));
-  assert.ok(markup.startsWith(`<section class="moca-sources"><article class="source" data-ref="${long}">`));
+  assert.ok(markup.startsWith('<section class="moca-sources" aria-label="Sources"><ol class="source-list">' +
+    `<li><article class="source" data-ref="${long}" tabindex="-1"><div class="line">`));
 });

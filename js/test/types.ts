@@ -1,8 +1,9 @@
 // What a TypeScript user of moca-agui writes; `tsc -p .` checks it against the shipped types.
 import { HttpAgent } from "@ag-ui/client";
 import { type Badge, type Citation, MocaCitations, locateMarkers, safeUrl, trustBadges } from "moca-agui";
-import { MocaSources, useMocaCitations } from "moca-agui/react";
-import { createElement } from "react";
+import { MocaMarkers, MocaSources, useMocaCitations, useMocaMarkers } from "moca-agui/react";
+import { citeMarkers, renderSources, showSources } from "moca-agui/dom";
+import { createElement, useRef } from "react";
 
 const store = new MocaCitations();
 const agent = new HttpAgent({ url: "http://127.0.0.1:8000/" });
@@ -18,5 +19,18 @@ const mentions = locateMarkers("See [1].", citations).map((m) => m.citation?.mar
 
 export function Sources({ messageId }: { messageId: string }) {
   return createElement(MocaSources, { value: useMocaCitations(store, messageId), locale: "en" });
+}
+export function Answer({ messageId, text }: { messageId: string; text: string }) {
+  const value = useMocaCitations(store, messageId);
+  const ref = useRef<HTMLParagraphElement>(null);
+  useMocaMarkers(ref, value);
+  return createElement(MocaMarkers, { value }, createElement("p", { ref }, text));
+}
+
+export function plainPage(answer: Element, value = store.get("message-id")) {
+  const wrapped: number = citeMarkers(answer, value, { sources: document.body });
+  const list: HTMLElement | null = value ? renderSources(value, { locale: "en" }) : null;
+  const shown: HTMLElement | null = list ? showSources(list, value?.citations ?? []) : null;
+  return { wrapped, shown };
 }
 export { badges, link, mentions, stop };

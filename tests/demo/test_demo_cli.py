@@ -224,13 +224,17 @@ def test_without_a_question_it_serves_the_page_and_the_endpoint() -> None:
         assert '<script type="module" src="/app.js"></script>' in page.text
         assert "http" not in page.text.split("<body>")[0].replace("http-equiv", "")  # no remote
         assets = [("/app.js", "text/javascript"), ("/style.css", "text/css"),
-                  ("/moca-agui.js", "text/javascript")]  # fmt: skip
+                  ("/moca-agui/index.js", "text/javascript"), ("/moca-agui/dom.js",
+                  "text/javascript"), ("/moca-agui/view.js", "text/javascript"),
+                  ("/moca-agui/styles.css", "text/css")]  # fmt: skip
         for asset, kind in assets:
             response = httpx.get(base + asset, timeout=5)
             assert response.headers["content-type"].startswith(kind)
-        # the page's client rules are the npm package's own module file, not a copy
-        module = httpx.get(base + "/moca-agui.js", timeout=5).content
-        assert module == (ROOT / "js/index.js").read_bytes()
+        # the page's client rules, views and styles are the npm package's own files, no copy
+        for name in ("index.js", "dom.js", "view.js", "styles.css"):
+            served = httpx.get(f"{base}/moca-agui/{name}", timeout=5).content
+            assert served == (ROOT / "js" / name).read_bytes()
+        assert httpx.get(base + "/moca-agui/package.json", timeout=5).status_code == 404
         icon = httpx.get(base + "/favicon.ico", timeout=5)  # browsers ask for it: no 404
         assert (icon.status_code, icon.content) == (204, b"")
         body = run_input("How do I treat varroa mites?")

@@ -115,10 +115,10 @@ def open_page(browser: WebDriver, base_url: str) -> None:
 
 def page(browser: WebDriver, script: str, *args: Any) -> Any:
     """Run `script` with the page's own modules in scope: its `handleEvent` (app.js) and the
-    npm package's exports (`moca`, /moca-agui.js)."""
+    npm package's exports (`moca`, /moca-agui/index.js)."""
     return browser.execute_async_script(
         """const done = arguments[arguments.length - 1];
-        Promise.all([import('/app.js'), import('/moca-agui.js')]).then(([app, moca]) => {
+        Promise.all([import('/app.js'), import('/moca-agui/index.js')]).then(([app, moca]) => {
           const handleEvent = app.handleEvent;
           done((function () {"""
         + script
@@ -169,9 +169,17 @@ def save_whole_page(browser: WebDriver, name: str) -> None:
     browser.set_window_size(size["width"], size["height"])
 
 
+def open_details(browser: WebDriver, element: WebElement) -> None:
+    """Open each source's details in `element` as a user does: a click on its summary."""
+    for summary in element.find_elements(By.CSS_SELECTOR, "details.more:not([open]) > summary"):
+        browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", summary)
+        summary.click()
+
+
 def badges_shown(browser: WebDriver, source: WebElement) -> list[tuple[str, str, str]]:
-    """Each badge's key, label and detail as shown: the detail's visible text, each date in
-    it read back as the ISO time its <time> element carries."""
+    """Each badge's key, label and detail as shown: the detail's visible text (its details
+    opened), each date in it read back as the ISO time its <time> element carries."""
+    open_details(browser, source)
     shown: list[list[str]] = browser.execute_script(
         """const source = arguments[0];
         const details = [...source.querySelectorAll('.trust-details li')];
@@ -191,6 +199,13 @@ def badges_shown(browser: WebDriver, source: WebElement) -> list[tuple[str, str,
     return [(key, label, detail) for key, label, _, detail in shown]
 
 
+def shown_text(browser: WebDriver, element: WebElement) -> str:
+    """The text `element` shows, as the browser renders it (innerText): a marker's hidden
+    card is no part of it (WebDriver's own reading breaks the line at it)."""
+    text: str = browser.execute_script("return arguments[0].innerText", element)
+    return text
+
+
 def in_view(browser: WebDriver, element: WebElement) -> bool:
     """Whether any of `element` is inside the window."""
     return bool(
@@ -204,10 +219,12 @@ def in_view(browser: WebDriver, element: WebElement) -> bool:
 
 def test_the_page_runs_the_npm_package_module(browser: WebDriver, base_url: str) -> None:
     open_page(browser, base_url)
-    served = browser.execute_async_script(
-        "const done = arguments[0]; fetch('/moca-agui.js').then((r) => r.text()).then(done)"
-    )
-    assert served == (ROOT / "js/index.js").read_text(encoding="utf-8")
+    for name in ("index.js", "dom.js", "view.js", "styles.css"):
+        served = browser.execute_async_script(
+            "const done = arguments[1]; fetch(arguments[0]).then((r) => r.text()).then(done)",
+            f"/moca-agui/{name}",
+        )
+        assert served == (ROOT / "js" / name).read_text(encoding="utf-8")
 
 
 def test_sources_right_under_their_answer_with_their_trust(
@@ -219,7 +236,7 @@ def test_sources_right_under_their_answer_with_their_trust(
     bubble = answer.find_element(By.CSS_SELECTOR, ".message.assistant")
     assert answer.find_element(By.CSS_SELECTOR, ".answer-sources") == section
     assert section.get_attribute("data-message-id") == bubble.get_attribute("data-message-id")
-    assert section.find_element(By.TAG_NAME, "h3").text == "Sources of answer 1"
+    assert section.find_element(By.TAG_NAME, "h2").text == "Sources of answer 1"
     assert bubble.find_element(By.CSS_SELECTOR, ".who").text == "Answer 1"
     sources = section.find_elements(By.CSS_SELECTOR, "article.source")
     refs = [s.get_attribute("data-ref") for s in sources]
@@ -249,12 +266,12 @@ def test_sources_right_under_their_answer_with_their_trust(
         assert flag in shown[HANDBOOK + path]
     assert shown[LEAFLET] == ["superseded", "unsigned-package"]
 
-    # each marker or ref in the answer links to its source, in this answer's section
-    links = bubble.find_elements(By.CSS_SELECTOR, "a.cite")
+    # each marker or ref in the answer is a control naming its source, listed in this section
+    links = bubble.find_elements(By.CSS_SELECTOR, "button.moca-cite")
     targets = {}
     for link in links:
-        target = (link.get_attribute("href") or "").split("#", 1)[1]
-        targets[link.text] = section.find_element(By.ID, target).get_attribute("data-ref")
+        targets[link.text] = link.get_attribute("data-ref")
+        section.find_element(By.CSS_SELECTOR, f'article.source[data-ref="{targets[link.text]}"]')
     assert targets["[1]"] == HANDBOOK + "autumn-feeding.md"
     assert targets[HANDBOOK + "smoker-fuel.md"] == HANDBOOK + "smoker-fuel.md"
     assert len(links) == 9
@@ -270,7 +287,7 @@ def test_a_marker_shows_its_source_and_the_answer_stays_in_view(
     section = ask_page(browser, "What does the handbook cover?")
     bubble = browser.find_element(By.CSS_SELECTOR, ".message.assistant")
     browser.execute_script("arguments[0].scrollIntoView({block: 'start'})", bubble)
-    last = bubble.find_elements(By.CSS_SELECTOR, "a.cite")[-1]  # [9]: the last source
+    last = bubble.find_elements(By.CSS_SELECTOR, "button.moca-cite")[-1]  # [9]: the last one
     assert last.text == "[9]"
     last.click()
     target = section.find_element(By.CSS_SELECTOR, "article.source.selected")
@@ -305,7 +322,7 @@ def test_answers_in_turn_each_numbered_once_with_no_empty_bubble(
         "Answer 2",
     ]
     assert all(b.find_element(By.CSS_SELECTOR, ".text").text for b in bubbles)
-    assert [s.find_element(By.TAG_NAME, "h3").text for s in sections] == [
+    assert [s.find_element(By.TAG_NAME, "h2").text for s in sections] == [
         "Sources of answer 1",
         "Sources of answer 2",
     ]
@@ -336,11 +353,11 @@ def test_a_ref_the_service_left_out_is_marked_not_a_source(
     section = ask_page(browser, "How do I treat varroa mites?")
     bubble = browser.find_element(By.CSS_SELECTOR, ".message.assistant")
     invented = "https://example.org/moca/fernhollow-apiary@2.1.0#varroa-treatment.md"
-    (marked,) = bubble.find_elements(By.CSS_SELECTOR, ".not-a-source")
+    (marked,) = bubble.find_elements(By.CSS_SELECTOR, ".moca-not-a-source")
     assert marked.text == f"{invented} not a source"
     assert marked.find_element(By.CSS_SELECTOR, ".flag").is_displayed()
     assert marked.find_elements(By.TAG_NAME, "a") == []
-    links = [a.text for a in bubble.find_elements(By.CSS_SELECTOR, "a.cite")]
+    links = [a.text for a in bubble.find_elements(By.CSS_SELECTOR, "button.moca-cite")]
     assert links == [HANDBOOK + "varroa-treatment.md"]
     assert len(section.find_elements(By.CSS_SELECTOR, "article.source")) == 1
 
@@ -352,12 +369,13 @@ def test_dates_are_readable_with_the_iso_time_on_hover_and_below(
     section = ask_page(browser, "How do I treat varroa mites?")
     computed = section.find_element(By.CSS_SELECTOR, ".computed-at")
     time = computed.find_element(By.TAG_NAME, "time")
-    iso = computed.find_element(By.CSS_SELECTOR, ".iso").text
-    assert time.get_attribute("datetime") == time.get_attribute("title") == iso
+    iso = time.get_attribute("datetime") or ""
+    assert time.get_attribute("title") == iso
     at = datetime.fromisoformat(iso)  # the page runs in en-GB, in UTC
     months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sept", "Oct", "Nov", "Dec"]
     month = months[at.month - 1]
     assert time.text == f"{at.day} {month} {at.year}, {at:%H:%M} UTC"
+    open_details(browser, section)
     stale = section.find_element(By.CSS_SELECTOR, '[data-detail="stale"]')
     assert stale.text == "Past its review date (10 Feb 2026, 00:00 UTC)."
     assert stale.find_element(By.TAG_NAME, "time").get_attribute("title") == (
@@ -369,6 +387,7 @@ def test_a_hostile_record_renders_inert(browser: WebDriver, base_url: str) -> No
     open_page(browser, base_url)
     section = ask_page(browser, "What is on the notice board?")
     (source,) = section.find_elements(By.CSS_SELECTOR, "article.source")
+    open_details(browser, source)
     hostile = hostile_record()
     assert source.find_element(By.CSS_SELECTOR, ".title").text == hostile["node"]["title"]
     assert (
@@ -486,11 +505,13 @@ def test_an_answer_only_a_snapshot_carries_gets_its_sources(
     )
     (answer,) = browser.find_elements(By.CSS_SELECTOR, ".message.assistant")
     assert answer.get_attribute("data-message-id") == "s1"
-    assert answer.find_element(By.CSS_SELECTOR, ".text").text == "Mark the queen [1]."
+    assert shown_text(browser, answer.find_element(By.CSS_SELECTOR, ".text")) == (
+        "Mark the queen [1]."
+    )
     (section,) = browser.find_elements(By.CSS_SELECTOR, ".answer-sources")
     refs = [a.get_attribute("data-ref") for a in section.find_elements(By.CSS_SELECTOR, "article")]
     assert refs == [good["node"]["ref"]]
-    assert [a.text for a in answer.find_elements(By.CSS_SELECTOR, "a.cite")] == ["[1]"]
+    assert [a.text for a in answer.find_elements(By.CSS_SELECTOR, "button.moca-cite")] == ["[1]"]
 
 
 def test_chunks_are_read_as_moca_agui_reads_them(browser: WebDriver, base_url: str) -> None:
@@ -509,14 +530,17 @@ def test_chunks_are_read_as_moca_agui_reads_them(browser: WebDriver, base_url: s
     ]  # fmt: skip
     page(browser, "arguments[0].forEach(handleEvent)", events)
     shown = [
-        (m.get_attribute("data-message-id"), m.find_element(By.CSS_SELECTOR, ".text").text)
+        (
+            m.get_attribute("data-message-id"),
+            shown_text(browser, m.find_element(By.CSS_SELECTOR, ".text")),
+        )
         for m in browser.find_elements(By.CSS_SELECTOR, ".message.assistant")
     ]
     conversation = Conversation()
     for event in events:
         conversation.feed(event)
     assert shown == [(m.id, m.text) for m in conversation.messages()] == [("c1", "Hello [1].")]
-    assert [a.text for a in browser.find_elements(By.CSS_SELECTOR, "a.cite")] == ["[1]"]
+    assert [a.text for a in browser.find_elements(By.CSS_SELECTOR, "button.moca-cite")] == ["[1]"]
 
 
 CHUNK_CASES = json.loads((ROOT / "tests/core/chunk-cases.json").read_text(encoding="utf-8"))
@@ -533,7 +557,10 @@ def test_the_page_ends_chunked_messages_where_ag_ui_client_does(
     open_page(browser, base_url)
     page(browser, "arguments[0].forEach(handleEvent)", case["events"])
     shown = [
-        (m.get_attribute("data-message-id"), m.find_element(By.CSS_SELECTOR, ".text").text)
+        (
+            m.get_attribute("data-message-id"),
+            shown_text(browser, m.find_element(By.CSS_SELECTOR, ".text")),
+        )
         for m in browser.find_elements(By.CSS_SELECTOR, ".message.assistant")
     ]
     conversation = Conversation()
@@ -711,8 +738,8 @@ process.stdout.write(renderToStaticMarkup(h(MocaSources, { value: { computedAt: 
 def test_no_field_of_a_record_pushes_a_badge_out_of_sight_in_moca_sources(
     browser: WebDriver,
 ) -> None:
-    """`<MocaSources>` as React renders it, with no style sheet and with the demo's (the
-    one the package's README points to): every badge on screen. Needs the npm package's
+    """`<MocaSources>` as React renders it, with no style sheet and with the package's
+    (moca-agui/styles.css): every badge on screen. Needs the npm package's
     dependencies (`npm ci` in js/, which the `js` session runs)."""
     node = shutil.which("node")
     if node is None or not (ROOT / "js/node_modules/react-dom").is_dir():
@@ -727,7 +754,7 @@ def test_no_field_of_a_record_pushes_a_badge_out_of_sight_in_moca_sources(
     browser.get("about:blank")
     browser.execute_script("document.body.innerHTML = arguments[0]", markup)
     assert_every_badge_on_screen(browser, cases, shots, "moca-sources")
-    style = (ROOT / "examples/demo/static/style.css").read_text(encoding="utf-8")
+    style = (ROOT / "js/styles.css").read_text(encoding="utf-8")
     browser.execute_script(
         "const s = document.createElement('style'); s.textContent = arguments[0];"
         "document.head.append(s)",

@@ -1,11 +1,11 @@
 // The demo's chat page: streams an AG-UI run from POST / and shows each answer's sources
 // right under it. The citation rules (which events count, valid records, trust badges, safe
-// links, where the answer refers to its sources) are the npm package moca-agui's: the demo
-// serves the package's own module file as /moca-agui.js. Every record field is put in the page
-// as text (textContent); nothing remote is loaded.
-import {
-  LABEL_END, LABEL_LIMIT, MocaCitations, locateMarkers, safeUrl, shortText, sseEvents, trustBadges, withReadableDates,
-} from "/moca-agui.js";
+// links, where the answer refers to its sources) and the views (the markers as controls with
+// their cards, the source list, their styles) are the npm package moca-agui's: the demo
+// serves the package's own files under /moca-agui/. Every record field is put in the page as
+// text; nothing remote is loaded.
+import { MocaCitations, sseEvents } from "/moca-agui/index.js";
+import { citeMarkers, renderSources as sourceList } from "/moca-agui/dom.js";
 
 const citations = new MocaCitations();
 const subscriber = citations.subscriber();
@@ -43,98 +43,17 @@ function el(tag, attributes, ...children) {
   return node;
 }
 
-// `text` with each ISO date in it readable, the ISO time on hover.
-function dated(text) {
-  return withReadableDates(text).map((part) => typeof part === "string"
-    ? part
-    : el("time", { datetime: part.iso, title: part.iso }, part.readable));
-}
-
-// An element showing `value` cut at a field's length, the whole value on hover (title).
-function short(tag, attributes, value, limit, keepEnd) {
-  const { text, whole } = shortText(value, limit, keepEnd);
-  return el(tag, whole === null ? attributes : { ...attributes, title: whole }, text);
-}
-
-// The badges right under the title, every field before them cut short: no field's length can
-// push a badge out of sight. The details, description and text follow, whole, wrapped.
-function renderSource({ markers, record }, id) {
-  const { node, package: pkg } = record;
-  const badges = el("ul", { class: "badges" });
-  const details = el("ul", { class: "trust-details" }); // what each badge means, as visible text
-  for (const b of trustBadges(record)) {
-    badges.append(short("li", { class: `badge ${b.tone}`, "data-badge": b.key }, b.label, LABEL_LIMIT, LABEL_END));
-    details.append(el("li", { "data-detail": b.key }, ...dated(b.detail)));
-  }
-  const article = el("article", { class: "source", id, tabindex: "-1", "data-ref": node.ref },
-    el("header", {},
-      markers.length ? short("span", { class: "marker" }, markers.join(" ")) : null,
-      short("h4", { class: "title" }, node.title || node.path)),
-    badges,
-    el("p", { class: "package" }, short("span", { class: "id" }, pkg.id), " ",
-      short("span", { class: "version" }, `version ${pkg.version}`)),
-    el("p", { class: "ref" }, short("code", {}, node.ref)),
-    details);
-  if (node.description) article.append(el("p", { class: "description" }, node.description));
-  if (record.evidence?.length) {
-    article.append(el("ul", { class: "evidence" }, ...record.evidence.map((e) => el("li", {}, ...evidence(e)))));
-  }
-  if (typeof record.text === "string") {
-    article.append(el("details", {}, el("summary", {}, "Text"), el("pre", { class: "text" }, record.text)));
-  }
-  return article;
-}
-
-function evidence(entry) {
-  const source = entry.source || {};
-  const name = String(source.title || source.id || "source");
-  const url = safeUrl(source.url) || safeUrl(source.resource);
-  const state = entry.matched === true ? "matched" : entry.matched === false ? "not matched" : "not checked";
-  const exact = entry.selector?.exact;
-  return [
-    url ? short("a", { href: url, rel: "noopener noreferrer nofollow" }, name) : short("span", { class: "source-name" }, name),
-    exact ? " " : null, exact ? short("q", {}, exact) : null,
-    " ", el("span", { class: `evidence-${state.replace(" ", "-")}` }, state),
-    entry.note ? " " : null, entry.note ? short("span", { class: "note" }, entry.note) : null,
-  ];
-}
-
-// The answer's text: each marker or cited ref a link to its source below; each ref the
-// service left out marked as not a source.
+// The answer's text, each marker or cited ref a control showing its source (a card on hover
+// and focus; a click shows it in the list below), each ref the service left out flagged.
 function renderText(answer, text, cited) {
-  const parts = [];
-  let position = 0;
-  for (const { start, end, citation } of locateMarkers(text, cited?.citations ?? [])) {
-    parts.push(text.slice(position, start));
-    const mention = text.slice(start, end);
-    if (citation) {
-      const target = answer.sourceIds.get(citation.record.node.ref);
-      parts.push(el("a", { class: "cite", href: `#${target}`, "data-ref": citation.record.node.ref }, mention));
-    } else {
-      parts.push(el("span", { class: "not-a-source", title: "Not among the sources the Reader returned" },
-        el("span", { class: "left-out" }, mention), " ", el("span", { class: "flag" }, "not a source")));
-    }
-    position = end;
-  }
-  parts.push(text.slice(position));
-  answer.textNode.replaceChildren(...parts);
+  answer.textNode.textContent = text;
+  citeMarkers(answer.textNode, cited, { sources: answer.sources });
 }
 
 function renderSources(answer, cited) {
-  answer.sourceIds = new Map(cited.citations.map((c, i) => [c.record.node.ref, `answer-${answer.number}-source-${i + 1}`]));
-  const section = el("section", { class: "answer-sources", "data-message-id": answer.id,
-    "aria-label": `Sources of answer ${answer.number}` }, el("h3", {}, `Sources of answer ${answer.number}`));
-  if (cited.computedAt) {
-    section.append(el("p", { class: "computed-at" }, "Trust as of ", ...dated(cited.computedAt),
-      el("span", { class: "iso" }, cited.computedAt)));
-  }
-  if (!cited.citations.length) {
-    section.append(el("p", { class: "no-sources" }, "No sources from the loaded packages."));
-  }
-  cited.citations.forEach((citation) => {
-    section.append(renderSource(citation, answer.sourceIds.get(citation.record.node.ref)));
-  });
-  answer.sources.replaceChildren(section);
+  answer.sources.replaceChildren(el("section", { class: "answer-sources", "data-message-id": answer.id,
+    "aria-label": `Sources of answer ${answer.number}` }, el("h2", {}, `Sources of answer ${answer.number}`),
+    sourceList(cited)));
 }
 
 // -- the run --------------------------------------------------------------------------------
@@ -155,7 +74,7 @@ function showAnswer(message) {
     const sources = el("div", { class: "sources-slot" });
     const turn = el("div", { class: "answer", id: `answer-${number}` }, bubble, sources);
     document.getElementById("conversation").append(turn);
-    answer = { id: message.id, number, turn, textNode, sources, sourceIds: new Map() };
+    answer = { id: message.id, number, turn, textNode, sources };
     answers.set(message.id, answer);
     turn.scrollIntoView({ block: "start" }); // the newest answer in view, with or without sources
   }
@@ -259,18 +178,6 @@ async function ask(question) {
     }
   }
 }
-
-// A marker's link: show its source, right below the answer, without scrolling the answer away.
-document.addEventListener("click", (event) => {
-  const link = event.target instanceof Element ? event.target.closest("a.cite") : null;
-  const target = link && document.getElementById(link.getAttribute("href").slice(1));
-  if (!target) return;
-  event.preventDefault();
-  for (const shown of document.querySelectorAll(".source.selected")) shown.classList.remove("selected");
-  target.classList.add("selected");
-  target.scrollIntoView({ block: "nearest" });
-  target.focus({ preventScroll: true });
-});
 
 const form = document.getElementById("ask");
 const input = document.getElementById("question");
