@@ -424,7 +424,9 @@ def _js_tests(session: nox.Session) -> None:
 @nox.session(python=PYTHON, name="js-frontends")
 def js_frontends(session: nox.Session) -> None:
     """The npm package's README snippets for CopilotKit and assistant-ui, with the real
-    packages in jsdom, against the ag-ui and Pydantic AI demos; moca-agui installed as npm
+    packages in jsdom, against the ag-ui and Pydantic AI demos; then in Debian's headless
+    Chromium (`.ci/run` installs it), the CopilotKit page through CopilotKit's runtime and an
+    assistant-ui page, screenshots in artifacts/frontends/; moca-agui installed as npm
     packs it. CopilotKit brings about 1,000 npm packages: about 4 minutes, from a cache
     less."""
     session.install("-e", ".[pydantic-ai,demo]")
