@@ -431,6 +431,7 @@ def js_frontends(session: nox.Session) -> None:
     less."""
     session.install("-e", ".[pydantic-ai,demo]")
     _require_node(session)
+    session.env["SCARF_ANALYTICS"] = "false"  # CopilotKit's runtime's install script reports
     session.chdir("js/test/frontends")
     session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
     npm_install = ("npm", "install", "--no-save", "--no-audit", "--no-fund", "--install-links")

@@ -136,7 +136,7 @@ async function sourceLines(page) {
 }
 
 /** Each marker control of the answer, reached with Tab from the answer's text: its text,
- * the refs and titles its card shows on that keyboard focus, whether the card fits in the
+ * what its card shows on that keyboard focus (per source: ref, title, badges), whether it fits in the
  * window, then the source that Enter selects and focuses. */
 async function markersByKeyboard(page, count) {
   await page.waitForFunction((n) => document.querySelectorAll(".moca-markers .moca-cite").length === n, count);
@@ -152,7 +152,8 @@ async function markersByKeyboard(page, count) {
         control: button.matches("button.moca-cite") && button.closest(".moca-markers") !== null,
         marker: button.textContent,
         card: card && !card.hidden && box.width > 0
-          ? [...card.querySelectorAll(".card-source")].map((s) => [s.dataset.ref, s.querySelector(".title").textContent])
+          ? [...card.querySelectorAll(".card-source")].map((s) => [s.dataset.ref, s.querySelector(".title").textContent,
+              [...s.querySelectorAll(".badge")].map((b) => b.dataset.badge)])
           : null,
         fits: box !== undefined && box.left >= 0 && box.right <= document.documentElement.clientWidth,
       };
@@ -173,9 +174,13 @@ async function openedDetails(page) {
   return page.locator(".moca-sources article.source details.more").first().locator(".trust-details").innerText();
 }
 
+/** A screenshot of the page down to the lowest thing shown, in artifacts/frontends/. */
 async function screenshot(page, name) {
   mkdirSync(ARTIFACTS, { recursive: true });
-  await page.screenshot({ path: `${ARTIFACTS}${name}.png`, fullPage: true });
+  const bottom = await page.evaluate(() => Math.max(...[...document.body.querySelectorAll("*")]
+    .filter((e) => e.checkVisibility()).map((e) => e.getBoundingClientRect().bottom + window.scrollY)));
+  const width = page.viewportSize().width;
+  await page.screenshot({ path: `${ARTIFACTS}${name}.png`, fullPage: true, clip: { x: 0, y: 0, width, height: Math.ceil(bottom) + 16 } });
 }
 
 const FRONTENDS = ["copilotkit", "assistant-ui"];
@@ -204,21 +209,24 @@ describe("in headless Chromium", { skip: MISSING }, () => {
       await page.goto(`${demoSite.url}/${frontend}.html`);
       await ask(page, QUESTION);
       await shownRefs(page, 2);
+      await page.waitForFunction(() => document.querySelectorAll(".moca-markers .moca-cite").length === 2);
+      await page.locator(".moca-markers p").first().click({ position: { x: 1, y: 1 } });
+      await page.keyboard.press("Tab"); // [1]'s card open, for the screenshot and axe
+      await screenshot(page, `${frontend}-demo`);
+      assert.deepEqual(await seriousViolations(page), []);
       assert.deepEqual(await sourceLines(page), DEMO_REFS.map((ref) => ({ ref, oneLine: true, closed: true })));
       const { title, body } = await titleAndBody(page);
       assert.ok(title.fontWeight !== body.fontWeight || title.fontSize !== body.fontSize,
         `the title looks like body text: ${JSON.stringify({ title, body })}`);
-      assert.deepEqual(await markersByKeyboard(page, 2), [
-        { control: true, marker: "[1]", card: [[DEMO_REFS[0], "Registering your hives"]], fits: true, selected: DEMO_REFS[0] },
-        { control: true, marker: "[2]", card: [[DEMO_REFS[1], "Where hives may stand"]], fits: true, selected: DEMO_REFS[1] },
-      ]);
-      await page.locator(".moca-markers p").first().click({ position: { x: 1, y: 1 } });
-      await page.keyboard.press("Tab"); // [1]'s card open, for axe and the screenshot
-      assert.deepEqual(await seriousViolations(page), []);
-      await screenshot(page, `${frontend}-demo`);
-      assert.match(await openedDetails(page), /Reviewed: accurate \(signed\)/);
-      assert.deepEqual(await seriousViolations(page), []);
+      assert.match(await openedDetails(page), /^Reviewed by human:ines\.haddad .*: accurate\. Signed by /);
       await screenshot(page, `${frontend}-demo-details`);
+      assert.deepEqual(await seriousViolations(page), []);
+      assert.deepEqual(await markersByKeyboard(page, 2), [
+        { control: true, marker: "[1]", card: [[DEMO_REFS[0], "Registering your hives", ["attested-review"]]],
+          fits: true, selected: DEMO_REFS[0] },
+        { control: true, marker: "[2]", card: [[DEMO_REFS[1], "Where hives may stand", ["evidence-not-matched", "signed-package"]]],
+          fits: true, selected: DEMO_REFS[1] }, // its declared verification is no review: the signature is its strongest
+      ]);
       assert.deepEqual(page.away, [], "no request leaves 127.0.0.1");
       assert.deepEqual(page.errors, []);
       assert.deepEqual(page.warnings, []);
@@ -237,6 +245,7 @@ describe("in headless Chromium", { skip: MISSING }, () => {
         [[true, "[1]", [refs[0]], true, refs[0]], [true, "[2]", [refs[1]], true, refs[1]]]);
       assert.ok(marked[0].card[0][1].startsWith('<script>window.__pwned = "title"</script>Notice board'));
       await openedDetails(page);
+      await screenshot(page, `${frontend}-hostile`);
       const shown = await page.evaluate(() => ({
         pwned: window.__pwned ?? null,
         markup: document.querySelectorAll(".moca-sources :is(script, img, b), .moca-card :is(script, img)").length,
@@ -251,7 +260,6 @@ describe("in headless Chromium", { skip: MISSING }, () => {
       }).map((b) => b.dataset.badge));
       assert.deepEqual(off, [], "a badge is off screen");
       assert.deepEqual(await seriousViolations(page), []);
-      await screenshot(page, `${frontend}-hostile`);
       assert.deepEqual(page.away, [], "no request leaves 127.0.0.1");
       assert.deepEqual(page.errors, []);
       await page.context().close();
