@@ -185,6 +185,16 @@ async function screenshot(page, name) {
 
 const FRONTENDS = ["copilotkit", "assistant-ui"];
 
+/** What this process (CopilotKit's runtime) fetched off 127.0.0.1: stopped, and listed. */
+const fetchedAway = [];
+const fetchOnline = globalThis.fetch;
+globalThis.fetch = (input, init) => {
+  const url = new URL(input instanceof Request ? input.url : String(input));
+  if (url.hostname === "127.0.0.1") return fetchOnline(input, init);
+  fetchedAway.push(url.href);
+  return Promise.reject(new TypeError(`offline: ${url.href}`));
+};
+
 test("docs/clients.md shows the README's runtime snippet as it is", () => {
   const docs = readFileSync(new URL("../../../docs/clients.md", import.meta.url), "utf8");
   assert.ok(docs.includes("```js\n" + readmeSnippet("copilotkit-runtime") + "```\n"));
@@ -202,6 +212,8 @@ describe("in headless Chromium", { skip: MISSING }, () => {
   after(async () => {
     await Promise.all([browser?.close(), demoSite?.close(), hostileSite?.close(), scripted?.close(), demo?.stop()]);
   });
+
+  after(() => assert.deepEqual(fetchedAway, [], "CopilotKit's runtime fetched off 127.0.0.1"));
 
   for (const frontend of FRONTENDS) {
     test(`${frontend}: the demo's answer, its markers as controls, its sources one line each`, async () => {
