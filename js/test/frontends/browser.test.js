@@ -64,9 +64,9 @@ async function launch() {
   });
 }
 
-/** A fresh page of `browser` whose every request to a host other than 127.0.0.1 is stopped
- * and listed in `page.away`; `page.errors` lists its uncaught errors, `page.warnings`
- * moca-agui's console warnings. */
+/** A fresh page of `browser` whose every request and WebSocket to a host other than
+ * 127.0.0.1 is stopped and listed in `page.away`; `page.errors` lists its uncaught errors,
+ * `page.warnings` moca-agui's console warnings. */
 async function openPage(browser) {
   const context = await browser.newContext({ viewport: { width: 1100, height: 900 }, locale: "en-GB", timezoneId: "UTC" });
   const page = await context.newPage();
@@ -79,6 +79,12 @@ async function openPage(browser) {
     return route.abort();
   });
   page.warnings = [];
+  await context.routeWebSocket(() => true, (socket) => {
+    const url = new URL(socket.url());
+    if (url.hostname === "127.0.0.1") return socket.connectToServer();
+    page.away.push(url.href);
+    return socket.close();
+  });
   page.on("pageerror", (error) => page.errors.push(String(error)));
   page.on("console", (message) => {
     if (message.text().startsWith("moca-agui")) page.warnings.push(message.text());
