@@ -1,8 +1,10 @@
 // The README's CopilotKit page (through CopilotKit's runtime in Node and its HttpAgent, the
 // README's server snippet) and an assistant-ui page, in Debian's headless Chromium, against
-// a real `moca-agui demo` and a service whose records are hostile and long: the sources show
-// under their answer, titles styled under the frameworks' resets, axe-core finds nothing
-// serious, no request leaves 127.0.0.1. Screenshots go to artifacts/frontends/ (CI keeps them).
+// a real `moca-agui demo` and a service whose records are hostile and long: each marker a
+// control reached with Tab whose card names its source, Enter shows it in the list; one
+// line per source, details closed; titles styled under the frameworks' resets; axe-core
+// finds nothing serious; no request leaves 127.0.0.1. Screenshots go to artifacts/frontends/
+// (CI keeps them).
 // Run by `nox -s js-frontends`, with moca-agui installed from its packed tarball.
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
@@ -262,6 +264,7 @@ describe("in headless Chromium", { skip: MISSING }, () => {
       assert.deepEqual(marked.map((m) => [m.control, m.marker, m.card?.map(([ref]) => ref), m.fits, m.selected]),
         [[true, "[1]", [refs[0]], true, refs[0]], [true, "[2]", [refs[1]], true, refs[1]]]);
       assert.ok(marked[0].card[0][1].startsWith('<script>window.__pwned = "title"</script>Notice board'));
+      assert.deepEqual(marked[1].card[0][2], ["deprecated", "superseded", "stale", "contested", "signed-package"]);
       await openedDetails(page);
       await screenshot(page, `${frontend}-hostile`);
       const shown = await page.evaluate(() => ({
