@@ -51,8 +51,8 @@ async function pageBundles() {
         entryPoints: { copilotkit: `${HERE}pages/copilotkit.jsx`, "assistant-ui": `${HERE}pages/assistant-ui.jsx` },
         alias: { "copilotkit-snippet": `${dir}/copilotkit-snippet.jsx`, "assistant-ui-snippet": `${dir}/assistant-ui-snippet.jsx` },
         bundle: true, format: "esm", jsx: "automatic", write: false, outdir: "/", logLevel: "error",
-        define: { "process.env.NODE_ENV": '"production"' }, // KaTeX's fonts (CopilotKit's math): none
-        loader: { ".woff2": "empty", ".woff": "empty", ".ttf": "empty" }, nodePaths: [`${HERE}node_modules`],
+        define: { "process.env.NODE_ENV": '"production"' },
+        loader: { ".woff2": "empty", ".woff": "empty", ".ttf": "empty" }, // KaTeX's fonts (CopilotKit's math): none
       });
       return new Map(result.outputFiles.map((file) => [file.path, file.text]));
     } finally {
