@@ -424,11 +424,14 @@ def _js_tests(session: nox.Session) -> None:
 @nox.session(python=PYTHON, name="js-frontends")
 def js_frontends(session: nox.Session) -> None:
     """The npm package's README snippets for CopilotKit and assistant-ui, with the real
-    packages in jsdom, against the ag-ui and Pydantic AI demos; moca-agui installed as npm
-    packs it. CopilotKit brings about 1,000 npm packages: about 4 minutes, from a cache
-    less."""
+    packages in jsdom, against the ag-ui and Pydantic AI demos; then in Debian's headless
+    Chromium (`.ci/run` installs it), the CopilotKit page through CopilotKit's runtime and an
+    assistant-ui page, screenshots in artifacts/frontends/; moca-agui installed as npm
+    packs it. CopilotKit and its runtime bring about 1,300 npm packages: about 4.5 minutes
+    (3.3 before the browser tests), from a cache less."""
     session.install("-e", ".[pydantic-ai,demo]")
     _require_node(session)
+    session.env["SCARF_ANALYTICS"] = "false"  # CopilotKit's runtime's install script reports
     session.chdir("js/test/frontends")
     session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
     npm_install = ("npm", "install", "--no-save", "--no-audit", "--no-fund", "--install-links")

@@ -79,7 +79,7 @@ def test_every_example_command_names_a_file_that_exists() -> None:
 
 
 @pytest.mark.parametrize(
-    ("readme", "lines"), [(README, 200), (ROOT / "js/README.md", 250)], ids=["pypi", "npm"]
+    ("readme", "lines"), [(README, 200), (ROOT / "js/README.md", 300)], ids=["pypi", "npm"]
 )
 def test_the_readme_is_short_and_its_links_resolve_off_github(readme: Path, lines: int) -> None:
     text = readme.read_text(encoding="utf-8")
