@@ -28,7 +28,8 @@ HERE = Path(__file__).parent
 CASES = HERE / "cases"
 sys.path.insert(0, str(HERE.parent))
 
-from corpus import cited, canonical_events  # noqa: E402
+from corpus import canonical_events, cited  # noqa: E402
+
 from support import compact, hostile_record, record, ref  # noqa: E402
 
 A, B, C, D = record("a.md"), record("b.md"), record("c.md"), record("d.md")
@@ -38,7 +39,8 @@ NAMED = set()
 
 
 def run(*parts: Any, run_id: str = "run-1") -> list[dict[str, Any]]:
-    events: list[dict[str, Any]] = [{"type": "RUN_STARTED", "threadId": "thread-1", "runId": run_id}]
+    started = {"type": "RUN_STARTED", "threadId": "thread-1", "runId": run_id}
+    events: list[dict[str, Any]] = [started]
     for part in parts:
         events.extend(part if isinstance(part, list) else [part])
     events.append({"type": "RUN_FINISHED", "threadId": "thread-1", "runId": run_id})
@@ -151,10 +153,10 @@ def case(
     return made
 
 
-def citations(message_id: str, *entries: tuple[str | None, dict[str, Any]], timed: bool = True) -> dict[str, Any]:  # fmt: skip
+def citations(message_id: str, *entries: tuple[str | None, dict[str, Any]]) -> dict[str, Any]:
     """A moca.citations event written by hand (for a pending case)."""
     value: dict[str, Any] = {"version": 1, "messageId": message_id}
-    if timed and entries:
+    if entries:
         value["computedAt"] = "<time>"
     value["citations"] = [
         {"marker": marker, "record": rec} if marker else {"record": rec} for marker, rec in entries
@@ -191,16 +193,24 @@ def basics() -> list[dict[str, Any]]:
             "TEXT_MESSAGE_CHUNK and TOOL_CALL_CHUNK streams are followed as @ag-ui/client "
             "expands them; the event follows the chunked message's end.",
             run(
-                {"type": "TOOL_CALL_CHUNK", "toolCallId": "c1", "toolCallName": "moca_search",
-                 "delta": "{\"q\":"},
-                {"type": "TOOL_CALL_CHUNK", "delta": "\"refunds\"}"},
+                {
+                    "type": "TOOL_CALL_CHUNK",
+                    "toolCallId": "c1",
+                    "toolCallName": "moca_search",
+                    "delta": '{"q":',
+                },
+                {"type": "TOOL_CALL_CHUNK", "delta": '"refunds"}'},
                 result("c1", search(A, B)),
-                {"type": "TEXT_MESSAGE_CHUNK", "messageId": "m1", "role": "assistant",
-                 "delta": "See "},
+                {
+                    "type": "TEXT_MESSAGE_CHUNK",
+                    "messageId": "m1",
+                    "role": "assistant",
+                    "delta": "See ",
+                },
                 {"type": "TEXT_MESSAGE_CHUNK", "delta": "[2"},
                 {"type": "TEXT_MESSAGE_CHUNK", "messageId": "m1", "delta": "]."},
             ),
-        ),  # fmt: skip
+        ),
         case(
             "invented markers and forged refs",
             "A marker past the sources, and a ref-like token no Reader result of this run has, "
@@ -250,10 +260,12 @@ def basics() -> list[dict[str, Any]]:
         case(
             "packages",
             "A record of a package whose digest is not in `packages` is left out.",
-            run(call("c1", search(A, record("x.md", package_id="https://example.com/other"))),
-                answer("m1", "[1] [2]")),
+            run(
+                call("c1", search(A, record("x.md", package_id="https://example.com/other"))),
+                answer("m1", "[1] [2]"),
+            ),
             options={"packages": [A["package"]["digest"]]},
-        ),  # fmt: skip
+        ),
         case(
             "max_event_bytes",
             "Over the budget, text is dropped from the largest records first.",
@@ -281,10 +293,12 @@ def stream_rules() -> list[dict[str, Any]]:
         case(
             "an answer never ended",
             "A message started and never ended gets no event.",
-            run(call("c1", search(A)),
+            run(
+                call("c1", search(A)),
                 {"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"},
-                {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "[1]"}),
-        ),  # fmt: skip
+                {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "[1]"},
+            ),
+        ),
         case(
             "no RUN_FINISHED",
             "A stream that ends without RUN_FINISHED gets its events at its end.",
@@ -301,18 +315,27 @@ def stream_rules() -> list[dict[str, Any]]:
             run(
                 call("c1", search(A)),
                 answer("m1", "[1]"),
-                {"type": "CUSTOM", "name": "moca.citations", "value": {
-                    "version": 1, "messageId": "m1", "citations": [{"marker": "[1]", "record": A}]}},
+                {
+                    "type": "CUSTOM",
+                    "name": "moca.citations",
+                    "value": {
+                        "version": 1,
+                        "messageId": "m1",
+                        "citations": [{"marker": "[1]", "record": A}],
+                    },
+                },
             ),
-        ),  # fmt: skip
+        ),
         case(
             "not an assistant",
             "Only assistant messages are cited.",
-            run(call("c1", search(A)),
+            run(
+                call("c1", search(A)),
                 {"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "user"},
                 {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "[1]"},
-                {"type": "TEXT_MESSAGE_END", "messageId": "m1"}),
-        ),  # fmt: skip
+                {"type": "TEXT_MESSAGE_END", "messageId": "m1"},
+            ),
+        ),
         case(
             "a result of an unnamed call",
             "A TOOL_CALL_RESULT of a call the stream never named is no Reader result.",
@@ -347,16 +370,21 @@ def records() -> list[dict[str, Any]]:
         case(
             "MCP content",
             "An MCP CallToolResult's text content holding the Reader's JSON is read.",
-            run(call("c1", {"content": [{"type": "text", "text": json.dumps(search(A, B))}]}),
-                answer("m1", "[2]")),
-        ),  # fmt: skip
+            run(
+                call("c1", {"content": [{"type": "text", "text": json.dumps(search(A, B))}]}),
+                answer("m1", "[2]"),
+            ),
+        ),
         case(
             "a result that cannot be read",
             "A Reader result of this run that is not JSON the layer can read: the default "
             "numbers after it are not known, markers are left out; versioned refs still count.",
-            run(call("c1", search(A)), call("c2", '{"results": [ oops'),
-                answer("m1", "[1] and ", ref(A))),
-        ),  # fmt: skip
+            run(
+                call("c1", search(A)),
+                call("c2", '{"results": [ oops'),
+                answer("m1", "[1] and ", ref(A)),
+            ),
+        ),
         case(
             "compact results and lookup",
             "A compact search result names a node; `lookup` gives its record.",
@@ -406,13 +434,24 @@ def threads() -> list[dict[str, Any]]:
             "moca.citations already on earlier answers' metadata is ignored: only this run's "
             "Reader results count.",
             run(call("c1", search(C)), answer("m1", "[1] [2]")),
-            input=thread([
-                {"id": "user-1", "role": "user", "content": "Q?"},
-                {"id": "answer-1", "role": "assistant", "content": "Per [1].", "metadata": {
-                    "moca.citations": {"version": 1, "messageId": "answer-1",
-                                       "citations": [{"marker": "[1]", "record": D}]}}},
-            ]),
-        ),  # fmt: skip
+            input=thread(
+                [
+                    {"id": "user-1", "role": "user", "content": "Q?"},
+                    {
+                        "id": "answer-1",
+                        "role": "assistant",
+                        "content": "Per [1].",
+                        "metadata": {
+                            "moca.citations": {
+                                "version": 1,
+                                "messageId": "answer-1",
+                                "citations": [{"marker": "[1]", "record": D}],
+                            }
+                        },
+                    },
+                ]
+            ),
+        ),
         case(
             "results listed out of order",
             "A turn whose results the thread lists in another order than their calls: which "
@@ -434,10 +473,9 @@ def threads() -> list[dict[str, Any]]:
             "Where the thread shows the model numbers beside each source (moca_agui.numbered), "
             "those numbers are the markers.",
             run(call("c1", search(C)), answer("m1", "[5] and [1]")),
-            input=thread(turn(1, ("t1", {"results": [
-                {"marker": "[5]", "result": A}]}))),
+            input=thread(turn(1, ("t1", {"results": [{"marker": "[5]", "result": A}]}))),
             lookup={ref(A): A},
-        ),  # fmt: skip
+        ),
     ]
 
 
@@ -492,27 +530,48 @@ def snapshots() -> list[dict[str, Any]]:
             "from a snapshot's tool messages.",
             run(
                 answer("m1", "See [1]."),
-                snapshot(question,
-                         {"id": "calls", "role": "assistant", "toolCalls": [
-                             {"id": "s1", "type": "function",
-                              "function": {"name": "moca_search", "arguments": "{}"}}]},
-                         {"id": "tool-s1", "role": "tool", "toolCallId": "s1",
-                          "content": json.dumps(search(A))},
-                         {"id": "m1", "role": "assistant", "content": "See [1]."}),
+                snapshot(
+                    question,
+                    {
+                        "id": "calls",
+                        "role": "assistant",
+                        "toolCalls": [
+                            {
+                                "id": "s1",
+                                "type": "function",
+                                "function": {"name": "moca_search", "arguments": "{}"},
+                            }
+                        ],
+                    },
+                    {
+                        "id": "tool-s1",
+                        "role": "tool",
+                        "toolCallId": "s1",
+                        "content": json.dumps(search(A)),
+                    },
+                    {"id": "m1", "role": "assistant", "content": "See [1]."},
+                ),
             ),
             input=thread(),
-        ),  # fmt: skip
+        ),
         case(
             "snapshot keeps other metadata",
             "The answer's other metadata keys are kept beside ours.",
             run(
                 call("c1", search(A)),
                 answer("m1", "See [1]."),
-                snapshot(question, {"id": "m1", "role": "assistant", "content": "See [1].",
-                                    "metadata": {"citations": ["kept"]}}),
+                snapshot(
+                    question,
+                    {
+                        "id": "m1",
+                        "role": "assistant",
+                        "content": "See [1].",
+                        "metadata": {"citations": ["kept"]},
+                    },
+                ),
             ),
             input=thread(),
-        ),  # fmt: skip
+        ),
     ]
 
 
@@ -560,43 +619,64 @@ def marker_styles() -> list[dict[str, Any]]:
 
     return [
         case(
-            "grouped markers", "[1, 3] names 1 and 3; each citation's marker is the group's text.",
-            styled("See [1, 3]."), pending=pending,
-            expected=[*canonical_events(styled("See [1, 3].")[:-1]),
-                      citations("m1", ("[1, 3]", A), ("[1, 3]", C)),
-                      canonical_events(styled("")[-1:])[0]],
-        ),  # fmt: skip
+            "grouped markers",
+            "[1, 3] names 1 and 3; each citation's marker is the group's text.",
+            styled("See [1, 3]."),
+            pending=pending,
+            expected=[
+                *canonical_events(styled("See [1, 3].")[:-1]),
+                citations("m1", ("[1, 3]", A), ("[1, 3]", C)),
+                canonical_events(styled("")[-1:])[0],
+            ],
+        ),
         case(
-            "ranged markers", "[1-3] and [1–3] name 1, 2 and 3.",
-            styled("See [1–3]."), pending=pending,
-            expected=[*canonical_events(styled("See [1–3].")[:-1]),
-                      citations("m1", ("[1–3]", A), ("[1–3]", B), ("[1–3]", C)),
-                      canonical_events(styled("")[-1:])[0]],
-        ),  # fmt: skip
+            "ranged markers",
+            "[1-3] and [1\u20133] name 1, 2 and 3.",
+            styled("See [1\u20133]."),
+            pending=pending,
+            expected=[
+                *canonical_events(styled("See [1\u20133].")[:-1]),
+                citations("m1", ("[1\u20133]", A), ("[1\u20133]", B), ("[1\u20133]", C)),
+                canonical_events(styled("")[-1:])[0],
+            ],
+        ),
         case(
-            "a range past the sources", "[1-9] names nothing when 9 names no source (logged); "
+            "a range past the sources",
+            "[1-9] names nothing when 9 names no source (logged); "
             "in a group, [2, 9] still cites 2.",
-            styled("See [1-9] and [2, 9]."), pending=pending,
-            expected=[*canonical_events(styled("See [1-9] and [2, 9].")[:-1]),
-                      citations("m1", ("[2, 9]", B)),
-                      canonical_events(styled("")[-1:])[0]],
-        ),  # fmt: skip
+            styled("See [1-9] and [2, 9]."),
+            pending=pending,
+            expected=[
+                *canonical_events(styled("See [1-9] and [2, 9].")[:-1]),
+                citations("m1", ("[2, 9]", B)),
+                canonical_events(styled("")[-1:])[0],
+            ],
+        ),
         case(
-            "footnotes", "[^2] inline, and a footnote definition line [^1]: counts as a mention.",
-            styled("See [^2].\n\n[^1]: The first source."), pending=pending,
-            expected=[*canonical_events(styled("See [^2].\n\n[^1]: The first source.")[:-1]),
-                      citations("m1", ("[^2]", B), ("[^1]", A)),
-                      canonical_events(styled("")[-1:])[0]],
-        ),  # fmt: skip
+            "footnotes",
+            "[^2] inline, and a footnote definition line [^1]: counts as a mention.",
+            styled("See [^2].\n\n[^1]: The first source."),
+            pending=pending,
+            expected=[
+                *canonical_events(styled("See [^2].\n\n[^1]: The first source.")[:-1]),
+                citations("m1", ("[^2]", B), ("[^1]", A)),
+                canonical_events(styled("")[-1:])[0],
+            ],
+        ),
         case(
-            "full-width markers", "【1】 and 【3†source】 name 1 and 3; 【3:0†source】 names nothing.",
-            styled("See 【1】, 【3†source】 and 【3:0†source】."), pending=pending,
-            expected=[*canonical_events(styled("See 【1】, 【3†source】 and 【3:0†source】.")[:-1]),
-                      citations("m1", ("【1】", A), ("【3†source】", C)),
-                      canonical_events(styled("")[-1:])[0]],
-        ),  # fmt: skip
+            "full-width markers",
+            "【1】 and 【3†source】 name 1 and 3; 【3:0†source】 names nothing.",
+            styled("See 【1】, 【3†source】 and 【3:0†source】."),
+            pending=pending,
+            expected=[
+                *canonical_events(styled("See 【1】, 【3†source】 and 【3:0†source】.")[:-1]),
+                citations("m1", ("【1】", A), ("【3†source】", C)),
+                canonical_events(styled("")[-1:])[0],
+            ],
+        ),
         case(
-            "styles in code", "No style is a marker in code.",
+            "styles in code",
+            "No style is a marker in code.",
             styled("`[1, 2]` and `【3】` and `[^1]`"),
         ),
     ]
