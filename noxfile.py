@@ -394,6 +394,7 @@ def js(session: nox.Session) -> None:
     session.install("-e", ".[all]")
     _npm_ci(session)
     _js_tests(session)
+    _oldest_client(session)
 
 
 def _npm_ci(session: nox.Session) -> None:
@@ -419,6 +420,17 @@ def _js_tests(session: nox.Session) -> None:
     session.run("npm", "run", "types", external=True)
     session.run("npm", "test", external=True)
     session.chdir("..")
+
+
+def _oldest_client(session: nox.Session) -> None:
+    """The CitationMiddleware's tests with @ag-ui/client 0.0.59 (CopilotKit's runtime pins
+    it), moca-agui installed as npm packs it."""
+    session.chdir("js/test/client-0.0.59")
+    session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
+    npm_install = ("npm", "install", "--no-save", "--no-audit", "--no-fund", "--install-links")
+    session.run(*npm_install, "../..", external=True)
+    session.run("npm", "test", external=True)
+    session.chdir("../../..")
 
 
 @nox.session(python=PYTHON, name="js-frontends")
