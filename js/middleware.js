@@ -1317,7 +1317,26 @@ function parseJson(text) {
   if (text.length > MAX_RESULT_CHARS) {
     throw new Error(`${text.length} characters, over the ${MAX_RESULT_CHARS} this layer parses`);
   }
-  return JSON.parse(text);
+  const value = JSON.parse(text);
+  // As moca_agui reads it: parsers differ on which of two equal keys wins, and a number out of
+  // a double's range is no plain JSON. Written back, the value has as many colons as the text
+  // unless a key was dropped (a text escaping a colon as \u003a is taken as it reads), and a
+  // `null` more for each number that overflowed.
+  const written = JSON.stringify(value);
+  if (count(written, ":") < count(text, ":")) {
+    throw new Error("duplicate key in an object; JSON parsers disagree on which one wins");
+  }
+  if (count(written, "null") > count(text, "null")) {
+    throw new Error("not plain JSON: a number is out of a double's range");
+  }
+  return value;
+}
+
+/** How many times `part` occurs in `text`. @param {string} text @param {string} part */
+function count(text, part) {
+  let found = 0;
+  for (let at = text.indexOf(part); at !== -1; at = text.indexOf(part, at + part.length)) found += 1;
+  return found;
 }
 
 /** @param {unknown} value @returns {boolean} */

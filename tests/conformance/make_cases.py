@@ -349,6 +349,15 @@ def records() -> list[dict[str, Any]]:
     del invalid["trust"]["stale"]
     extra = copy.deepcopy(C)
     extra["node"]["color"] = "red"
+    broken = [copy.deepcopy(record(f"bad-{n}.md")) for n in range(8)]
+    broken[0]["package"]["digest"] = "sha256:XYZ"
+    broken[1]["concepts"] = ["not an iri"]
+    broken[2]["span"] = {"start": -1, "end": 3}
+    broken[3]["evidence"] = [{"note": "no source"}]
+    broken[4]["retrieval"] = {"via": "guess"}
+    broken[5]["extra"] = True
+    broken[6]["trust"]["status"] = "final"
+    broken[7]["score"] = "high"
     return [
         case(
             "hostile record",
@@ -361,6 +370,16 @@ def records() -> list[dict[str, Any]]:
             "An invalid record (a required field missing, a field the closed schema does not "
             "have) is left out, and keeps its number: [2] names no other source.",
             run(call("c1", search(A, invalid, extra, D)), answer("m1", "[1] [2] [3] [4]")),
+        ),
+        case(
+            "records the schema refuses",
+            "A bad digest, a concept that is no IRI, a negative span, evidence without a source, "
+            "an unknown retrieval, a field the record schema lacks, an unknown status, a score "
+            "that is no number: each left out by both implementations.",
+            run(
+                call("c1", search(*broken, A)),
+                answer("m1", " ".join(f"[{n}]" for n in range(1, 10))),
+            ),
         ),
         case(
             "a Reader error",
@@ -383,6 +402,25 @@ def records() -> list[dict[str, Any]]:
                 call("c1", search(A)),
                 call("c2", '{"results": [ oops'),
                 answer("m1", "[1] and ", ref(A)),
+            ),
+        ),
+        case(
+            "duplicate keys",
+            "A result holding an object with a key twice reads two ways (parsers disagree on "
+            "which wins): it cannot be read, and default markers are left out.",
+            run(
+                call("c1", '{"results": [' + json.dumps(A)[:-1] + ', "text": "other"}]}'),
+                call("c2", search(B)),
+                answer("m1", "[1] [2] and ", ref(B)),
+            ),
+        ),
+        case(
+            "a number out of range",
+            "1e999 is no plain JSON (JavaScript reads it as Infinity, and writes that as null): "
+            "the result cannot be read.",
+            run(
+                call("c1", '{"results": [' + json.dumps(A)[:-1] + ', "score": 1e999}]}'),
+                answer("m1", "[1]"),
             ),
         ),
         case(
