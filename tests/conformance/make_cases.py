@@ -420,7 +420,8 @@ def records() -> list[dict[str, Any]]:
             "the result cannot be read.",
             run(
                 call("c1", '{"results": [' + json.dumps(A)[:-1] + ', "score": 1e999}]}'),
-                answer("m1", "[1]"),
+                call("c2", search(B)),
+                answer("m1", "[1] [2]"),
             ),
         ),
         case(
