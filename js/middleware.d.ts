@@ -1,6 +1,6 @@
 // Types of moca-agui/middleware (middleware.js): moca.citations for TypeScript AG-UI agents.
 import { Middleware } from "@ag-ui/client";
-import type { AbstractAgent, BaseEvent, RunAgentInput } from "@ag-ui/client";
+import type { AbstractAgent, BaseEvent, Message, RunAgentInput } from "@ag-ui/client";
 import type { Observable } from "rxjs";
 import type { CitationRecord } from "./index.js";
 
@@ -29,6 +29,11 @@ export interface CitationMiddlewareOptions {
   lookupConcurrency?: number;
   /** Seconds all of one run's lookups may take, from its first. Default: 30. */
   lookupDeadline?: number;
+  /** Where the agent keeps the thread its model reads (Mastra with memory): that thread as
+   * AG-UI messages, or a Promise of them; the request's messages it does not hold follow.
+   * null (or a failure): the thread is not known, and markers are left out (versioned refs
+   * are cited). Default: none, the request's `messages` are the thread. */
+  keptThread?: ((input: RunAgentInput) => Message[] | null | Promise<Message[] | null>) | null;
 }
 
 /** Adds one `moca.citations` event per answer to an agent's stream:

@@ -32,6 +32,7 @@ const DEFAULTS = Object.freeze({
   maxLookups: 64,
   lookupConcurrency: 8,
   lookupDeadline: 30,
+  keptThread: null,
 });
 
 const log = {
@@ -46,7 +47,8 @@ const log = {
  * @typedef {{ readerTools: Set<string>, includeText: boolean,
  *   lookup: ((ref: string) => unknown) | null, packages: Set<string> | null,
  *   maxEventBytes: number, lookupTimeout: number, maxLookups: number,
- *   lookupConcurrency: number, lookupDeadline: number }} Options
+ *   lookupConcurrency: number, lookupDeadline: number,
+ *   keptThread: ((input: unknown) => unknown) | null }} Options
  * @typedef {{ type: string, [field: string]: any }} AnyEvent
  */
 
@@ -71,6 +73,9 @@ export function citationOptions(given = {}) {
     }
     return /** @type {Set<string>} */ (set);
   };
+  if (options.keptThread !== null && typeof options.keptThread !== "function") {
+    throw new TypeError("keptThread must be a function taking the run's input and returning its messages");
+  }
   if (options.lookup !== null && typeof options.lookup !== "function") {
     throw new TypeError("lookup must be a function taking a ref and returning a record or null");
   }
@@ -90,6 +95,7 @@ export function citationOptions(given = {}) {
     readerTools: names(options.readerTools, "readerTools"),
     packages: options.packages === null ? null : names(options.packages, "packages"),
     lookup: /** @type {Options["lookup"]} */ (options.lookup),
+    keptThread: /** @type {Options["keptThread"]} */ (options.keptThread),
   };
 }
 
@@ -517,6 +523,8 @@ export class CitationRun {
     this.threadRead = true;
     this.counted = true;
     this.questionId = /** @type {string | null} */ (null);
+    /** @type {Promise<void> | null} the kept thread, while it is being read */
+    this.threadReading = null;
     /** @type {Map<string, string>} message id -> its text, in the order their text began */
     this.texts = new Map();
     /** @type {Set<string>} messages not to cite: other roles, cited upstream, left out */
@@ -567,18 +575,53 @@ export class CitationRun {
 
   // -- the thread -----------------------------------------------------------------------------
 
-  /** Take in the request's thread: its Reader results come first, in the order the model read
-   * them. @param {unknown} input */
+  /** Take in the thread the model reads: the request's (`RunAgentInput.messages`), or, with
+   * `keptThread`, the one the agent keeps, then the request's messages it does not hold. Its
+   * Reader results come first, in the order the model read them. @param {unknown} input */
   readInput(input) {
     const messages = isPlainObject(input) ? input.messages : undefined;
+    if (Array.isArray(messages)) {
+      const questions = messages.filter((m) => isPlainObject(m) && m.role === "user");
+      const last = questions[questions.length - 1];
+      this.questionId = last && typeof last.id === "string" ? last.id : null;
+    }
+    const keptThread = this.options.keptThread;
+    if (keptThread === null) {
+      this.readThread(messages);
+      return;
+    }
+    const failed = (/** @type {unknown} */ error) =>
+      this.threadUnread(`keptThread failed: ${error instanceof Error ? error.message : error}`);
+    const take = (/** @type {unknown} */ kept) => {
+      if (kept === null || kept === undefined) {
+        this.threadUnread("keptThread does not know the thread the agent reads");
+      } else if (!Array.isArray(kept)) {
+        this.threadUnread("keptThread gave no list of messages");
+      } else {
+        this.readThread(keptThenSent(kept, Array.isArray(messages) ? messages : []));
+      }
+    };
+    try {
+      const kept = keptThread(input);
+      if (isPlainObject(kept) && typeof kept.then === "function") {
+        this.threadReading = Promise.resolve(kept).then(take, failed).finally(() => {
+          this.threadReading = null;
+        });
+      } else {
+        take(kept);
+      }
+    } catch (error) {
+      failed(error);
+    }
+  }
+
+  /** @param {unknown} messages */
+  readThread(messages) {
     if (messages === undefined) return;
     if (!Array.isArray(messages)) {
       this.threadUnread("its messages is not a list");
       return;
     }
-    const questions = messages.filter((m) => isPlainObject(m) && m.role === "user");
-    const last = questions[questions.length - 1];
-    this.questionId = last && typeof last.id === "string" ? last.id : null;
     let results;
     try {
       results = earlierResults(messages, (name) => this.isReader(name));
@@ -889,6 +932,8 @@ export class CitationRun {
   /** The value each of `ids` has in its event, as its text stands now (made once per text).
    * @param {string[]} ids @param {boolean} [final] @returns {Map<string, object> | Promise<Map<string, object>>} */
   values(ids, final = false) {
+    const reading = this.threadReading;
+    if (reading) return reading.then(() => this.values(ids, final));
     const context = this.context();
     /** @type {Array<[string, ReturnType<CitationRun["mentioned"]>]>} */
     const wanted = [];
@@ -1475,6 +1520,39 @@ function earlierResults(messages, counts) {
     const as = readAs.get(t);
     return { tool: name, callId: id, content: contents.get(id), turn: as ?? t, known: as === undefined };
   });
+}
+
+/**
+ * The thread the model reads where the agent keeps it: the `kept` messages, then the
+ * request's `sent` messages it does not hold, so no result counts twice (a sent message
+ * whose id the kept thread holds is passed over, as are a sent assistant message's calls
+ * whose ids it holds and a sent tool message answering a call it answered).
+ * @param {unknown[]} kept @param {unknown[]} sent @returns {unknown[]}
+ */
+function keptThenSent(kept, sent) {
+  const thread = [...kept];
+  const ids = new Set(kept.map((m) => (isPlainObject(m) ? m.id : undefined)).filter((id) => id !== undefined));
+  /** @type {Set<unknown>} */
+  const calls = new Set();
+  /** @type {Set<unknown>} */
+  const answered = new Set();
+  for (const message of kept) {
+    if (!isPlainObject(message)) continue;
+    if (message.role === "assistant" && Array.isArray(message.toolCalls)) {
+      for (const call of message.toolCalls) calls.add(isPlainObject(call) ? call.id : undefined);
+    } else if (message.role === "tool") answered.add(message.toolCallId);
+  }
+  for (const message of sent) {
+    if (!isPlainObject(message) || ids.has(message.id)) continue;
+    if (message.role === "assistant") {
+      const own = (Array.isArray(message.toolCalls) ? message.toolCalls : [])
+        .filter((call) => !calls.has(isPlainObject(call) ? call.id : undefined));
+      thread.push({ role: "assistant", toolCalls: own });
+    } else if (message.role !== "tool" || !answered.has(message.toolCallId)) {
+      thread.push(message);
+    }
+  }
+  return thread;
 }
 
 /** turn -> the first turn it is read as one with, for the turns whose results `answered`

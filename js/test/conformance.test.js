@@ -32,6 +32,7 @@ function timeless(value) {
 export async function cited(c) {
   const options = Object.fromEntries(Object.entries(c.options ?? {}).map(([k, v]) => [camel(k), v]));
   if (c.lookup) options.lookup = async (ref) => c.lookup[ref] ?? null;
+  if ("kept" in c) options.keptThread = () => structuredClone(c.kept);
   const middleware = new CitationMiddleware(options);
   const next = { run: () => from(structuredClone(c.events)) };
   const sent = await lastValueFrom(middleware.run(c.input ?? {}, next).pipe(toArray()));

@@ -12,6 +12,8 @@ from ag_ui.core import BaseEvent, Event, RunAgentInput
 from pydantic import TypeAdapter
 
 import moca_agui
+from moca_agui import CitationOptions
+from moca_agui.adapter import CitationRun
 
 CASES = Path(__file__).parent / "cases"
 #: What a runner writes in place of a `computedAt` (any RFC 3339 time).
@@ -61,7 +63,16 @@ async def cited(case: dict[str, Any]) -> list[dict[str, Any]]:
     given = case.get("input")
     run_input = _run_input(given) if given is not None else None
     events = [_EVENT.validate_python(event) for event in case["events"]]
-    sent = moca_agui.cite(_stream(events), input=run_input, **options)
+    if "kept" in case:  # the thread the agent keeps, as an adapter hands it to the run
+        run = CitationRun(CitationOptions.from_kwargs(**options))
+        sent_messages = run_input.messages if run_input is not None else []
+        if case["kept"] is None:
+            run.thread_unreadable("the agent's own thread is not known")
+        else:
+            run.read_history(sent_messages, kept=case["kept"])
+        sent = moca_agui.cite(_stream(events), run=run)
+    else:
+        sent = moca_agui.cite(_stream(events), input=run_input, **options)
     return timeless([wire(event) async for event in sent])
 
 

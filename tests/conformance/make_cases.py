@@ -10,7 +10,8 @@ expected events written by hand (a rule one implementation has yet to follow, na
 
 Each case is language-neutral JSON: `input` (the `RunAgentInput` the agent was given, or
 absent), `options` (the Python core's option names), `lookup` (ref -> the record the
-Reader's `moca_get_node` gives, or absent: no lookup), `events` (the agent's stream, in
+Reader's `moca_get_node` gives, or absent: no lookup), `kept` (the thread the agent keeps
+itself, if it does; null: one the layer cannot read), `events` (the agent's stream, in
 wire form) and `expected` (what the citing layer sends on). A `computedAt` in
 `expected` is any RFC 3339 time: runners compare it as `"<time>"`.
 """
@@ -132,6 +133,7 @@ def case(
     input: dict[str, Any] | None = None,
     options: dict[str, Any] | None = None,
     lookup: dict[str, dict[str, Any]] | None = None,
+    kept: Any = ...,
     expected: list[dict[str, Any]] | None = None,
     pending: str | None = None,
 ) -> dict[str, Any]:
@@ -146,6 +148,8 @@ def case(
         made["options"] = options
     if lookup is not None:
         made["lookup"] = lookup
+    if kept is not ...:
+        made["kept"] = kept
     made["events"] = canonical_events(events)
     if expected is None:
         expected = asyncio.run(cited(made))
@@ -514,6 +518,24 @@ def threads() -> list[dict[str, Any]]:
             run(call("c1", search(C)), answer("m1", "[5] and [1]")),
             input=thread(turn(1, ("t1", {"results": [{"marker": "[5]", "result": A}]}))),
             lookup={ref(A): A},
+        ),
+        case(
+            "a thread the agent keeps",
+            "Where the agent keeps the thread its model reads (Mastra with memory), that thread "
+            "is numbered, then the request's messages it does not hold: turn 1 read A, so this "
+            "run's C is [2] though the request carries the question alone.",
+            run(call("c1", search(C)), answer("m1", "[2], as [1] said.")),
+            input=thread(),
+            kept=earlier,
+            lookup={ref(A): A},
+        ),
+        case(
+            "a kept thread not known",
+            "Where the agent keeps a thread the layer cannot read, which source a number names "
+            "is not known: markers are left out, versioned refs are cited.",
+            run(call("c1", search(C)), answer("m1", "[1] and ", ref(C))),
+            input=thread(),
+            kept=None,
         ),
     ]
 
