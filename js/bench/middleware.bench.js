@@ -88,7 +88,8 @@ function measure(events) {
 function table(title, events, unit, units) {
   const measured = measure(events);
   const floor = measured["pass-through middleware (floor)"];
-  console.log(`\n${title}: ${events.length} events, ${units} ${unit}s, median of ${ROUNDS} rounds\n`);
+  const counted = unit === "event" ? "" : `, ${units} ${unit}s`;
+  console.log(`\n${title}: ${events.length} events${counted}, median of ${ROUNDS} rounds\n`);
   console.log(`| served | wall ms | µs/event | wall ratio to floor | CPU ratio to floor | µs more than the floor per ${unit} |`);
   console.log("|---|---|---|---|---|---|");
   for (const [name, { wall, cpu }] of Object.entries(measured)) {
