@@ -89,7 +89,8 @@ export class CitationRun {
   renewed() {
     this.lookups.end();
     const next = new CitationRun(this.options);
-    if (this.results.length > 0 || this.earlier.length > 0) {
+    next.questionId = this.questionId;
+    if (!this.threadRead || this.results.length > 0 || this.earlier.length > 0) {
       next.threadUnread("a second run in the same stream, after a run that named sources");
     }
     return next;

@@ -21,3 +21,27 @@ test("what a browser imports of the package names no node: module, nor process o
     assert.doesNotMatch(source, /\bprocess\.|\bBuffer\b|require\(/, file);
   }
 });
+
+test("an event the middleware cannot read turns citations off for the run; every event flows on as it came", async () => {
+  const { from, lastValueFrom, toArray } = await import("rxjs");
+  const result = JSON.stringify({ results: [{ package: {}, node: { ref: "x" }, trust: {} }] });
+  const events = [
+    { type: "RUN_STARTED", threadId: "t", runId: "r" },
+    { type: "TOOL_CALL_START", toolCallId: "c1", toolCallName: "moca_search" },
+    { type: "TOOL_CALL_RESULT", messageId: "t1", toolCallId: "c1", content: result },
+    { type: "TEXT_MESSAGE_START", messageId: 7, role: "assistant" },
+    { type: "TEXT_MESSAGE_CONTENT", messageId: "m1", delta: "[1]" },
+    { type: "TEXT_MESSAGE_END", messageId: "m1" },
+    { type: "RUN_FINISHED", threadId: "t", runId: "r" },
+  ];
+  const warned = [];
+  const kept = console.warn;
+  console.warn = (...args) => warned.push(args.map(String).join(" "));
+  try {
+    const sent = await lastValueFrom(new CitationMiddleware().run({}, { run: () => from(events) }).pipe(toArray()));
+    assert.deepEqual(sent, events);
+    assert.ok(warned.some((line) => line.includes("citations off for this run")), warned.join("\n"));
+  } finally {
+    console.warn = kept;
+  }
+});

@@ -341,6 +341,15 @@ def stream_rules() -> list[dict[str, Any]]:
             ),
         ),
         case(
+            "two runs in one stream",
+            "A second run in the same stream after a run that named sources: its model reads "
+            "the first run's turn too, which it does not hold, so its markers are left out.",
+            [
+                *run(call("c1", search(A)), answer("m1", "[1]")),
+                *run(call("c2", search(B)), answer("m2", "[1] [2] and ", ref(B)), run_id="run-2"),
+            ],
+        ),
+        case(
             "a result of an unnamed call",
             "A TOOL_CALL_RESULT of a call the stream never named is no Reader result.",
             run(result("c9", search(A)), answer("m1", "[1]")),
