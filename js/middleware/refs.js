@@ -5,15 +5,23 @@ import { log } from "./log.js";
 
 /** n if `marker` is `[n]` as the numbering writes it (no leading 0, at most 9 digits).
  * @param {string} marker */
-export function markerNumber(marker) {
+function markerNumber(marker) {
   const inner = /^\[([1-9][0-9]{0,8})\]$/.exec(marker);
   return inner ? Number(inner[1]) : null;
 }
 
-/** Each marker `text` shows as text, in order: the one place the marker syntax is read.
- * @param {string} text */
+/**
+ * Each marker `text` shows as text, in order, with the numbers it names: the one place the
+ * marker syntax is read (issue 47's marker styles replace it, a marker naming several).
+ * @param {string} text @returns {Array<{ start: number, marker: string, numbers: number[] }>}
+ */
 export function markersIn(text) {
-  return shownMarkers(text);
+  const found = [];
+  for (const { start, marker } of shownMarkers(text)) {
+    const number = markerNumber(marker);
+    if (number !== null) found.push({ start, marker, numbers: [number] });
+  }
+  return found;
 }
 
 const DELIMITERS = "\\s<>()\\[\\]{}\"'`|\u201c\u201d\u201e\u201f\u2018\u2019\u201a\u201b" +

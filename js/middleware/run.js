@@ -6,7 +6,7 @@ import { isPlainObject } from "./json.js";
 import { log, reason } from "./log.js";
 import { Lookups } from "./lookups.js";
 import { readFast, numberedView, readerItems, isProse } from "./reader.js";
-import { findRefs, markerNumber, markersIn } from "./refs.js";
+import { findRefs, markersIn } from "./refs.js";
 import { earlierResults, keptThenSent, unsure } from "./thread.js";
 
 const MCP_PREFIX = "mcp__";
@@ -489,16 +489,18 @@ export class CitationRun {
     if (!context.blind) {
       /** @type {Set<string>} */
       const unsureMarkers = new Set();
-      for (const { start, marker } of markersIn(text)) {
-        const entry = this.entryOfMarker(marker, context);
-        if (!entry) continue;
-        const key = keyOf(entry);
-        if (context.unsure.has(key) && this.shown.get(key) !== marker) {
-          unsureMarkers.add(marker);
-          continue;
+      for (const { start, marker, numbers } of markersIn(text)) {
+        for (const number of numbers) {
+          const entry = this.entryOfNumber(number, context);
+          if (!entry) continue;
+          const key = keyOf(entry);
+          if (context.unsure.has(key) && this.shown.get(key) !== `[${number}]`) {
+            unsureMarkers.add(marker);
+            continue;
+          }
+          const seen = /** @type {Seen} */ (context.seen.get(key));
+          mentions.push({ start, ref: entry.ref, seen, marker });
         }
-        const seen = /** @type {Seen} */ (context.seen.get(key));
-        mentions.push({ start, ref: entry.ref, seen, marker });
       }
       if (report) {
         for (const marker of unsureMarkers) {
@@ -517,12 +519,12 @@ export class CitationRun {
     return first;
   }
 
-  /** The entry a marker names, if the run holds it. @param {string} marker
-   * @param {ReturnType<CitationRun["context"]>} context @returns {Entry | null} */
-  entryOfMarker(marker, context) {
-    if (this.shown.size) return this.byMarker.get(marker) ?? null;
-    const number = markerNumber(marker);
-    return number !== null && number <= context.order.length ? context.order[number - 1].entry : null;
+  /** The entry the number n names, if the run holds it: what the marker table gives `[n]`
+   * (the numbers the model was shown, else the n-th entry in the model's order).
+   * @param {number} number @param {ReturnType<CitationRun["context"]>} context @returns {Entry | null} */
+  entryOfNumber(number, context) {
+    if (this.shown.size) return this.byMarker.get(`[${number}]`) ?? null;
+    return number <= context.order.length ? context.order[number - 1].entry : null;
   }
 
   /** The entry a versioned ref cites: the node's first entry with a valid whole-node record,
