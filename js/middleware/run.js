@@ -274,6 +274,16 @@ export class CitationRun {
   /** @param {string} id */
   closed(id) {
     this.open.delete(id);
+    if (this.lookups.given && !this.threadReading && !this.muted.has(id)) this.lookAhead(id);
+  }
+
+  /** Start the lookups an ended answer will need, while the run goes on (returns at once).
+   * @param {string} id */
+  lookAhead(id) {
+    const text = this.texts.get(id);
+    if (!text) return;
+    const context = this.context();
+    this.lookups.start(this.toLookUp(this.mentioned(text, context, false), context))?.catch(() => {});
   }
 
   /** @param {string} id */

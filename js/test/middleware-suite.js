@@ -147,6 +147,21 @@ export function middlewareSuite({ client, CitationMiddleware, MocaCitations, ver
     assert.deepEqual(asked, [A.node.ref]);
   });
 
+  test(`${version}: an answer's lookups start at its end, before the run finishes`, async () => {
+    const happened = [];
+    const lookup = async (ref) => {
+      happened.push("looked up");
+      return ref === A.node.ref ? A : null;
+    };
+    const events = [started, ...call("c1", { results: [{ ref: A.node.ref }] }), ...answer("m1", "See [1]."),
+      { type: "STATE_SNAPSHOT", snapshot: {} }, finished];
+    const agent = new Scripted(events, 5).use(new CitationMiddleware({ lookup }));
+    agent.subscribe({ onStateSnapshotEvent: () => void happened.push("state snapshot") });
+    const { seen } = await runThrough(agent);
+    assert.deepEqual(happened, ["looked up", "state snapshot"]);
+    assert.deepEqual(cited(seen), [{ messageId: "m1", citations: [["[1]", "a.md"]] }]);
+  });
+
   test(`${version}: a snapshot's answer carries the value on metadata, the events after it wait in order`, async () => {
     let release;
     const gate = new Promise((resolve) => { release = resolve; });
