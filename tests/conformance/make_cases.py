@@ -645,6 +645,117 @@ def snapshots() -> list[dict[str, Any]]:
     ]
 
 
+def shapes() -> list[dict[str, Any]]:
+    """What a Reader result may look like, and how an answer may write a ref."""
+    whole = record("w.md")
+    part = {**record("w.md"), "span": {"start": 5, "end": 9}}
+    floated = {**record("f.md"), "span": {"start": 7.0, "end": 12.0}}
+    parts = [{"type": "text", "text": json.dumps(search(A, B))}]
+    return [
+        case(
+            "content parts",
+            "A TOOL_CALL_RESULT whose content is AG-UI content parts: its text parts are read.",
+            run(
+                *start("c1"),
+                {
+                    "type": "TOOL_CALL_RESULT",
+                    "messageId": "t1",
+                    "toolCallId": "c1",
+                    "content": parts,
+                },
+                answer("m1", "[2] [1]"),
+            ),
+        ),
+        case(
+            "an MCP error result",
+            "An MCP result with isError holds no source.",
+            run(
+                call("c1", {"isError": True, "content": [{"type": "text", "text": "boom"}]}),
+                call("c2", search(A)),
+                answer("m1", "[1]"),
+            ),
+        ),
+        case(
+            "an MCP error text",
+            "The text of an MCP error (invalid arguments) holds no source.",
+            run(
+                call("c1", "MCP error -32602: invalid arguments"),
+                call("c2", search(A)),
+                answer("m1", "[1]"),
+            ),
+        ),
+        case(
+            "moca_structure",
+            "A moca_structure result lists its records under `result`.",
+            run(
+                call("c1", {"op": "parts", "result": [A, B]}, name="moca_structure"),
+                answer("m1", "[2]"),
+            ),
+        ),
+        case(
+            "a wrapped result",
+            'A lone {"result": ...} wrapper (a tool\'s non-dict return) is read through.',
+            run(call("c1", {"result": [A]}, name="moca_get_node"), answer("m1", "[1]")),
+        ),
+        case(
+            "a record in metadata",
+            "An object carrying a record in metadata['moca_citation'] (as text or as an object).",
+            run(
+                call(
+                    "c1",
+                    [
+                        {"metadata": {"moca_citation": json.dumps(A)}},
+                        {"metadata": {"moca_citation": B}},
+                    ],
+                ),
+                answer("m1", "[1] [2]"),
+            ),
+        ),
+        case(
+            "a whole-node record",
+            "A versioned ref cites the node's whole-node record where the Reader returned one, "
+            "even after a span of it.",
+            run(
+                call("c1", search(part)),
+                call("c2", whole, name="moca_get_node"),
+                answer("m1", "See ", ref(whole), " and [1]."),
+            ),
+        ),
+        case(
+            "integer spans written as floats",
+            "A span of 7.0 is the span 7, as JSON Schema reads it.",
+            run(call("c1", search(floated, record("f.md"))), answer("m1", "[1] [2]")),
+        ),
+        case(
+            "refs among punctuation and markup",
+            "A ref is found between delimiters (CJK brackets too), trimmed of sentence "
+            "punctuation and edge markup.",
+            run(
+                call("c1", search(A, B, C)),
+                answer("m1", f"(**{ref(A)}**), 「{ref(B)}」. And {ref(C)}..."),
+            ),
+        ),
+        case(
+            "a compact result and a full record of one node",
+            "A compact result keeps its place; a full record of the node that comes later "
+            "gives its record.",
+            run(
+                call("c1", search(compact(A), compact(B))),
+                call("c2", A, name="moca_get_node"),
+                answer("m1", "[1] and [2]"),
+            ),
+        ),
+        case(
+            "numbered thread then new sources",
+            "Once the thread showed numbers, they are the marker table: a source this run "
+            "reads without a number is cited by its versioned ref only.",
+            run(call("c1", search(C)), answer("m1", "[1], [2] and ", ref(C))),
+            input=thread(turn(1, ("t1", {"results": [{"marker": "[1]", "result": A}]}))),
+            lookup={ref(A): A},
+        ),
+    ]
+
+
 def code() -> list[dict[str, Any]]:
     return [
         case(
@@ -761,6 +872,7 @@ def main() -> None:
         "threads": threads,
         "snapshots": snapshots,
         "code": code,
+        "shapes": shapes,
         "marker-styles": marker_styles,
     }
     for name, make in groups.items():
