@@ -29,6 +29,7 @@ test("an event the middleware cannot read turns citations off for the run; every
     { type: "RUN_STARTED", threadId: "t", runId: "r" },
     { type: "TOOL_CALL_START", toolCallId: "c1", toolCallName: "moca_search" },
     { type: "TOOL_CALL_RESULT", messageId: "t1", toolCallId: "c1", content: result },
+    null,
     { type: "TEXT_MESSAGE_START", messageId: 7, role: "assistant" },
     { type: "TEXT_MESSAGE_CONTENT", messageId: "m1", delta: "[1]" },
     { type: "TEXT_MESSAGE_END", messageId: "m1" },
