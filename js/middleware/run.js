@@ -23,6 +23,9 @@ const MCP_PREFIX = "mcp__";
  * @typedef {{ callId: string | null, arrival: number, capturedAt: Date, source: string, items: Item[] }} Result
  * @typedef {{ record: any, capturedAt: Date, span: [number, number] | null }} Found
  * @typedef {{ record: any, marker: string | null, capturedAt: Date }} Citation
+ * @typedef {{ seen: Map<string, Seen>, order: Seen[], byRef: Map<string, Seen[]>, blind: boolean,
+ *   unsure: Set<string>, checked: Map<unknown, boolean>, named: Map<string, Seen>,
+ *   first: Map<string, Found | null> }} Context
  */
 
 /** @param {Entry} entry */
@@ -81,6 +84,8 @@ export class CitationRun {
     this.compactTools = new Map();
     /** @type {Map<string, { text: string, value: any }>} message id -> its event's value */
     this.made = new Map();
+    /** @type {{ version: string, context: Context } | null} what resolution reads, for the ledger as it stands */
+    this.contextOf = null;
   }
 
   /** The run after this one in the same stream (a new RUN_STARTED), with the same options;
@@ -354,7 +359,9 @@ export class CitationRun {
     for (const id of this.withText()) {
       if (!ids.has(id) && !this.open.has(id)) {
         const text = /** @type {string} */ (this.texts.get(id)).trim();
-        dropped.set(text, [...(dropped.get(text) ?? []), id]);
+        const ids = dropped.get(text);
+        if (ids) ids.push(id);
+        else dropped.set(text, [id]);
       }
     }
     if (!dropped.size) return [];
@@ -363,7 +370,9 @@ export class CitationRun {
     for (const [id, content] of answers) {
       const text = typeof content === "string" ? content.trim() : null;
       if (text !== null && dropped.has(text) && !this.texts.get(id)) {
-        named.set(text, [...(named.get(text) ?? []), id]);
+        const ids = named.get(text);
+        if (ids) ids.push(id);
+        else named.set(text, [id]);
       }
     }
     return [...named].filter(([text, fresh]) => fresh.length === 1 && dropped.get(text)?.length === 1)
@@ -473,21 +482,31 @@ export class CitationRun {
     return pending ? pending.then(finish) : finish();
   }
 
-  /** What resolution reads, for the ledger as it stands. */
+  /** What resolution reads, for the ledger as it stands (made once per state of it).
+   * @returns {Context} */
   context() {
+    const version = [this.results.length, this.earlier.length, this.calls.size, this.threadRead, this.counted].join();
+    if (this.contextOf?.version === version) return this.contextOf.context;
     const seen = this.entries();
     const order = [...seen.values()];
     /** @type {Map<string, Seen[]>} */
     const byRef = new Map();
-    for (const s of order) byRef.set(s.entry.ref, [...(byRef.get(s.entry.ref) ?? []), s]);
+    for (const s of order) {
+      const same = byRef.get(s.entry.ref);
+      if (same) same.push(s);
+      else byRef.set(s.entry.ref, [s]);
+    }
     const blind = !this.threadRead || !(this.shown.size > 0 || this.counted);
-    return { seen, order, byRef, blind, unsure: this.unsure(), checked: new Map() };
+    const context = { seen, order, byRef, blind, unsure: this.unsure(), checked: new Map(),
+      named: new Map(), first: new Map() };
+    this.contextOf = { version, context };
+    return context;
   }
 
   /**
    * The entries `text` names, in order of first mention, each with its marker (null: named
    * by its versioned ref).
-   * @param {string} text @param {ReturnType<CitationRun["context"]>} context @param {boolean} report
+   * @param {string} text @param {Context} context @param {boolean} report
    * @returns {Map<string, { seen: Seen, marker: string | null }>}
    */
   mentioned(text, context, report) {
@@ -531,26 +550,46 @@ export class CitationRun {
 
   /** The entry the number n names, if the run holds it: what the marker table gives `[n]`
    * (the numbers the model was shown, else the n-th entry in the model's order).
-   * @param {number} number @param {ReturnType<CitationRun["context"]>} context @returns {Entry | null} */
+   * @param {number} number @param {Context} context @returns {Entry | null} */
   entryOfNumber(number, context) {
     if (this.shown.size) return this.byMarker.get(`[${number}]`) ?? null;
     return number <= context.order.length ? context.order[number - 1].entry : null;
   }
 
   /** The entry a versioned ref cites: the node's first entry with a valid whole-node record,
-   * else its first entry. @param {string} ref @param {ReturnType<CitationRun["context"]>} context */
+   * else its first entry. @param {string} ref @param {Context} context */
   named(ref, context) {
-    const entries = /** @type {Seen[]} */ (context.byRef.get(ref));
-    return entries.find((s) => this.isWhole(s, context)) ?? entries[0];
+    let named = context.named.get(ref);
+    if (!named) {
+      const entries = /** @type {Seen[]} */ (context.byRef.get(ref));
+      named = entries.find((s) => this.isWhole(s, context)) ?? entries[0];
+      context.named.set(ref, named);
+    }
+    return named;
   }
 
-  /** @param {Seen} seen @param {ReturnType<CitationRun["context"]>} context */
+  /** The node's first valid record, in the model's order, of any span.
+   * @param {string} ref @param {Context} context @returns {Found | null} */
+  firstRecord(ref, context) {
+    let first = context.first.get(ref);
+    if (first === undefined) {
+      first = null;
+      for (const other of context.byRef.get(ref) ?? []) {
+        first = this.recordOf(other, context);
+        if (first) break;
+      }
+      context.first.set(ref, first);
+    }
+    return first;
+  }
+
+  /** @param {Seen} seen @param {Context} context */
   isWhole(seen, context) {
     return seen.entry.span === null && this.recordOf(seen, context) !== null;
   }
 
   /** An entry's first valid record of a loaded package. @param {Seen} seen
-   * @param {ReturnType<CitationRun["context"]>} context @returns {Found | null} */
+   * @param {Context} context @returns {Found | null} */
   recordOf(seen, context) {
     for (const held of seen.records) {
       let ok = context.checked.get(held.record);
@@ -581,7 +620,7 @@ export class CitationRun {
   }
 
   /** @param {Map<string, { seen: Seen, marker: string | null }>} first
-   * @param {ReturnType<CitationRun["context"]>} context */
+   * @param {Context} context */
   toLookUp(first, context) {
     /** @type {string[]} */
     const refs = [];
@@ -592,7 +631,7 @@ export class CitationRun {
     return refs;
   }
 
-  /** @param {string} ref @param {ReturnType<CitationRun["context"]>} context */
+  /** @param {string} ref @param {Context} context */
   whole(ref, context) {
     const named = this.named(ref, context);
     return named.entry.span === null ? this.recordOf(named, context) : null;
@@ -600,7 +639,7 @@ export class CitationRun {
 
   /** The citations of the entries `first` names: one per node and span, each with the record
    * the run holds for it. @param {Map<string, { seen: Seen, marker: string | null }>} first
-   * @param {ReturnType<CitationRun["context"]>} context @returns {Citation[]} */
+   * @param {Context} context @returns {Citation[]} */
   citations(first, context) {
     /** @type {Citation[]} */
     const citations = [];
@@ -622,7 +661,7 @@ export class CitationRun {
     return citations;
   }
 
-  /** @param {Seen} seen @param {ReturnType<CitationRun["context"]>} context @returns {Found | null} */
+  /** @param {Seen} seen @param {Context} context @returns {Found | null} */
   foundFor(seen, context) {
     const own = this.recordOf(seen, context);
     if (own) return own;
@@ -632,10 +671,8 @@ export class CitationRun {
     if (!seen.compact && !seen.earlier) return null;
     const looked = this.lookups.found(ref);
     if (looked) return looked;
-    for (const other of context.byRef.get(ref) ?? []) {
-      const found = this.recordOf(other, context);
-      if (found) return found;
-    }
+    const first = this.firstRecord(ref, context);
+    if (first) return first;
     if (!this.lookups.given && !this.told.has(ref)) {
       this.told.add(ref);
       const tool = this.compactTools.get(ref);
