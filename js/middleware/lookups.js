@@ -12,6 +12,18 @@ const LATE = Symbol("late");
  * @typedef {{ ref: string, span: [number, number] | null }} Entry
  */
 
+/** A promise of LATE in `ms` milliseconds (at once if none is left), and its clearing.
+ * @param {number} ms */
+function later(ms) {
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let timer;
+  /** @type {Promise<typeof LATE>} */
+  const late = new Promise((resolve) => {
+    timer = setTimeout(() => resolve(LATE), Math.max(0, ms));
+  });
+  return { late, clear: () => clearTimeout(timer) };
+}
+
 export class Lookups {
   /**
    * @param {{ lookup: ((ref: string) => unknown) | null, lookupTimeout: number, maxLookups: number,
@@ -78,27 +90,28 @@ export class Lookups {
     this.ended = true;
   }
 
-  /** @param {(ref: string) => unknown} lookup @param {string} ref @returns {Promise<Found | null>} */
+  /** What `lookup` answers for `ref`, if it may be cited: waiting for a place until the run's
+   * deadline, the call itself within `lookupTimeout` (and the deadline).
+   * @param {(ref: string) => unknown} lookup @param {string} ref @returns {Promise<Found | null>} */
   async ask(lookup, ref) {
-    const deadline = this.deadline - Date.now();
-    const timeout = Math.max(0, Math.min(this.options.lookupTimeout * 1000, deadline));
-    /** @type {ReturnType<typeof setTimeout> | undefined} */
-    let timer;
-    /** @type {Promise<typeof LATE>} */
-    const late = new Promise((resolve) => {
-      timer = setTimeout(() => resolve(LATE), timeout);
-    });
+    const deadline = later(this.deadline - Date.now());
     let placed = false;
+    /** @type {ReturnType<typeof later> | null} */
+    let timeout = null;
     try {
-      placed = await this.place(late);
-      const answer = placed && !this.ended ? await Promise.race([(async () => lookup(ref))(), late]) : LATE;
+      placed = await this.place(deadline.late);
+      if (this.ended) return null;
+      if (!placed || Date.now() >= this.deadline) {
+        this.tell("lookupDeadline", `left out ${ref} and every source still being looked up ` +
+          `lookupDeadline=${this.options.lookupDeadline} seconds after this run's first lookup`);
+        return null;
+      }
+      timeout = later(Math.min(this.options.lookupTimeout * 1000, this.deadline - Date.now()));
+      const answer = await Promise.race([(async () => lookup(ref))(), timeout.late]);
       if (answer === LATE) {
-        if (this.ended) return null;
-        if (Date.now() >= this.deadline) {
-          this.tell("lookupDeadline", `left out ${ref} and every source still being looked up ` +
-            `lookupDeadline=${this.options.lookupDeadline} seconds after this run's first lookup`);
-        } else {
-          log.warn(`left out ${ref}: lookup failed: no answer within lookupTimeout=${this.options.lookupTimeout} seconds`);
+        if (!this.ended) {
+          log.warn(`left out ${ref}: lookup failed: no answer within lookupTimeout=` +
+            `${this.options.lookupTimeout} seconds (or the run's lookupDeadline)`);
         }
         return null;
       }
@@ -107,7 +120,8 @@ export class Lookups {
       log.warn(`left out ${ref}: lookup failed`, error);
       return null;
     } finally {
-      clearTimeout(timer);
+      deadline.clear();
+      timeout?.clear();
       if (placed) this.release();
     }
   }
