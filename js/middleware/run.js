@@ -440,7 +440,7 @@ export class CitationRun {
    * @returns {AnyEvent[] | Promise<AnyEvent[]>} */
   due() {
     const ids = this.toCite();
-    const values = this.values(ids, true);
+    const values = this.values(ids);
     const events = (/** @type {Map<string, object>} */ found) => ids.filter((id) => found.has(id))
       .map((id) => ({ type: "CUSTOM", name: EVENT_NAME, value: found.get(id) }));
     if (values instanceof Promise) return values.then(events).finally(() => this.lookups.end());
@@ -449,10 +449,10 @@ export class CitationRun {
   }
 
   /** The value each of `ids` has in its event, as its text stands now (made once per text).
-   * @param {string[]} ids @param {boolean} [final] @returns {Map<string, object> | Promise<Map<string, object>>} */
-  values(ids, final = false) {
+   * @param {string[]} ids @returns {Map<string, object> | Promise<Map<string, object>>} */
+  values(ids) {
     const reading = this.threadReading;
-    if (reading) return reading.then(() => this.values(ids, final));
+    if (reading) return reading.then(() => this.values(ids));
     const context = this.context();
     /** @type {Array<[string, ReturnType<CitationRun["mentioned"]>]>} */
     const wanted = [];
@@ -461,7 +461,7 @@ export class CitationRun {
     for (const id of ids) {
       const text = this.texts.get(id) ?? "";
       if (this.made.get(id)?.text === text) continue;
-      const first = this.mentioned(text, context, final);
+      const first = this.mentioned(text, context, true);
       wanted.push([id, first]);
       refs.push(...this.toLookUp(first, context));
     }
