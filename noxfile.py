@@ -44,7 +44,7 @@ def tests(session: nox.Session) -> None:
     langchain-mcp-adapters need mcp 1.x, which `[all]` does not take
     (`tests-langgraph-mcp`). Then, in the same environment (each an
     install of `[all]` less in the default run): mypy --strict on the package, as `types`
-    runs it, and the npm package's tests, as `js` runs them.
+    runs it, and the npm package's tests, as `js` runs them (@ag-ui/client 0.0.59 too).
     """
     _install_all(session, "-e", ".[all,test]", LLAMA_INDEX_MCP, "mypy")
     _npm_ci(session)  # before pytest: the browser test of <MocaSources> renders with it
@@ -59,6 +59,7 @@ def tests(session: nox.Session) -> None:
     if not session.posargs:  # `nox -s tests -- tests/core` runs only what it names
         _mypy(session)
         _js_tests(session)
+        _oldest_client(session)
 
 
 def _install_all(session: nox.Session, *args: str) -> None:
@@ -394,6 +395,7 @@ def js(session: nox.Session) -> None:
     session.install("-e", ".[all]")
     _npm_ci(session)
     _js_tests(session)
+    _oldest_client(session)
 
 
 def _npm_ci(session: nox.Session) -> None:
@@ -419,6 +421,17 @@ def _js_tests(session: nox.Session) -> None:
     session.run("npm", "run", "types", external=True)
     session.run("npm", "test", external=True)
     session.chdir("..")
+
+
+def _oldest_client(session: nox.Session) -> None:
+    """The CitationMiddleware's tests with @ag-ui/client 0.0.59 (CopilotKit's runtime pins
+    it), moca-agui installed as npm packs it."""
+    session.chdir("js/test/client-0.0.59")
+    session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
+    npm_install = ("npm", "install", "--no-save", "--no-audit", "--no-fund", "--install-links")
+    session.run(*npm_install, "../..", external=True)
+    session.run("npm", "test", external=True)
+    session.chdir("../../..")
 
 
 @nox.session(python=PYTHON, name="js-frontends")

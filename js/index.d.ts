@@ -159,6 +159,8 @@ export declare function shortText(
   keepEnd?: number,
 ): { text: string; whole: string | null };
 export declare function locateMarkers(text: string, citations: ReadonlyArray<Citation>): Mention[];
+/** Each bracketed marker where CommonMark shows `text` as text, in order (none in code or links). */
+export declare function shownMarkers(text: string): Array<{ start: number; end: number; marker: string }>;
 export declare function withReadableDates(
   text: string,
   options?: { locale?: string; timeZone?: string },

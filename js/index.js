@@ -704,6 +704,32 @@ export function locateMarkers(text, citations) {
   return mentions;
 }
 
+/**
+ * Each bracketed marker (`[1]`, `[a]`) where CommonMark shows `text` as text, in order, as
+ * the service finds them (moca_agui's find_markers): none in code, a link, a link's text,
+ * an autolink or an HTML comment. What `moca-agui/middleware` reads an answer's markers with.
+ * @param {string} text @returns {Array<{ start: number, end: number, marker: string }>}
+ */
+export function shownMarkers(text) {
+  if (!text.includes("[")) return [];
+  const { hidden, labels } = hiddenRanges(text);
+  const autolinks = text.includes("<")
+    ? [...text.matchAll(AUTOLINK)].map(
+        (m) => /** @type {[number, number]} */ ([m.index ?? 0, (m.index ?? 0) + m[0].length]),
+      )
+    : [];
+  const linkTexts = text.includes("](") ? linkTextRuns(text, labels) : [];
+  const comments = text.includes("<!--") ? htmlComments(text) : [];
+  const found = [];
+  for (const match of text.matchAll(BRACKETED)) {
+    const start = match.index ?? 0;
+    const end = start + match[0].length;
+    if ([hidden, autolinks, linkTexts, comments].some((not) => inCode(start, not))) continue;
+    if (!isLink(text, end, match[0], labels)) found.push({ start, end, marker: match[0] });
+  }
+  return found;
+}
+
 // -- what CommonMark does not show as text (moca_agui.records.code) ---------------------
 
 const LIST_MARKER = /[-+*]|[0-9]{1,9}[.)]/y;

@@ -1,12 +1,18 @@
 // What a TypeScript user of moca-agui writes; `tsc -p .` checks it against the shipped types.
 import { HttpAgent } from "@ag-ui/client";
 import { type Badge, type Citation, MocaCitations, locateMarkers, safeUrl, trustBadges } from "moca-agui";
+import { CitationMiddleware, DEFAULT_READER_TOOLS } from "moca-agui/middleware";
 import { MocaMarkers, MocaSources, useMocaCitations, useMocaMarkers } from "moca-agui/react";
 import { citeMarkers, renderSources, showSources } from "moca-agui/dom";
 import { createElement, useRef } from "react";
 
 const store = new MocaCitations();
 const agent = new HttpAgent({ url: "http://127.0.0.1:8000/" });
+agent.use(new CitationMiddleware({
+  readerTools: [...DEFAULT_READER_TOOLS, "kb_search"],
+  lookup: async (ref: string) => (ref ? null : null),
+  keptThread: (input) => input.messages,
+}));
 agent.subscribe(store.subscriber());
 void agent.runAgent({}, store.subscriber());
 

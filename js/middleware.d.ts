@@ -1,0 +1,44 @@
+// Types of moca-agui/middleware (middleware.js): moca.citations for TypeScript AG-UI agents.
+import { Middleware } from "@ag-ui/client";
+import type { AbstractAgent, BaseEvent, Message, RunAgentInput } from "@ag-ui/client";
+import type { Observable } from "rxjs";
+import type { CitationRecord } from "./index.js";
+
+/** The tool names of the reference MOCA Reader: moca_search, moca_get_node, moca_structure. */
+export declare const DEFAULT_READER_TOOLS: readonly string[];
+
+/** What `new CitationMiddleware(options)` takes; each has the Python core's default. */
+export interface CitationMiddlewareOptions {
+  /** Names of the tools whose results are Reader results (also under an MCP client's
+   * `mcp__<server>__` prefix). Default: DEFAULT_READER_TOOLS. */
+  readerTools?: Iterable<string>;
+  /** Keep each record's `text` in the event (false drops it). Default: true. */
+  includeText?: boolean;
+  /** ref -> the whole citation record (or null), sync or async: the Reader's
+   * `moca_get_node`, for compact search results and earlier turns' sources. */
+  lookup?: ((ref: string) => CitationRecord | null | undefined | Promise<CitationRecord | null | undefined>) | null;
+  /** Digests of the packages the service loaded; records of any other are left out. */
+  packages?: Iterable<string> | null;
+  /** Size budget of one event's JSON; over it, `text` is dropped from the largest records first. */
+  maxEventBytes?: number;
+  /** Seconds one lookup call may take. Default: 10. */
+  lookupTimeout?: number;
+  /** Nodes one run looks up at most. Default: 64. */
+  maxLookups?: number;
+  /** Lookups one run has running at a time at most. Default: 8. */
+  lookupConcurrency?: number;
+  /** Seconds all of one run's lookups may take, from its first. Default: 30. */
+  lookupDeadline?: number;
+  /** Where the agent keeps the thread its model reads (Mastra with memory): that thread as
+   * AG-UI messages, or a Promise of them; the request's messages it does not hold follow.
+   * null (or a failure): the thread is not known, and markers are left out (versioned refs
+   * are cited). Default: none, the request's `messages` are the thread. */
+  keptThread?: ((input: RunAgentInput) => Message[] | null | Promise<Message[] | null>) | null;
+}
+
+/** Adds one `moca.citations` event per answer to an agent's stream:
+ * `agent.use(new CitationMiddleware())`. One instance serves concurrent runs. */
+export declare class CitationMiddleware extends Middleware {
+  constructor(options?: CitationMiddlewareOptions);
+  run(input: RunAgentInput, next: AbstractAgent): Observable<BaseEvent>;
+}

@@ -1,0 +1,690 @@
+// One run (moca_agui.run): the ledger of what the model was shown, in the order it was shown
+// them; the answers' text; which entries each answer names and the records cited for them.
+import { EVENT_NAME, recordProblem } from "../index.js";
+import { citationsValue } from "./event.js";
+import { isPlainObject } from "./json.js";
+import { log, reason } from "./log.js";
+import { Lookups } from "./lookups.js";
+import { readFast, numberedView, readerItems, isProse } from "./reader.js";
+import { findRefs, markersIn } from "./refs.js";
+import { earlierResults, keptThenSent, unsure } from "./thread.js";
+
+const MCP_PREFIX = "mcp__";
+
+/** @typedef {import("./options.js").Options} Options */
+/** @typedef {import("./thread.js").EarlierResult} EarlierResult */
+/** @typedef {{ type: string, [field: string]: any }} AnyEvent */
+
+/**
+ * @typedef {{ ref: string, span: [number, number] | null }} Entry
+ * @typedef {{ record: any, capturedAt: Date, source: string }} Held
+ * @typedef {{ entry: Entry, key: string, records: Held[], compact: boolean, earlier: boolean }} Seen
+ * @typedef {{ entry: Entry, record: any | null, compact: boolean }} Item
+ * @typedef {{ callId: string | null, arrival: number, capturedAt: Date, source: string, items: Item[] }} Result
+ * @typedef {{ record: any, capturedAt: Date, span: [number, number] | null }} Found
+ * @typedef {{ record: any, marker: string | null, capturedAt: Date }} Citation
+ * @typedef {{ seen: Map<string, Seen>, order: Seen[], byRef: Map<string, Seen[]>, blind: boolean,
+ *   unsure: Set<string>, checked: Map<unknown, boolean>, named: Map<string, Seen>,
+ *   first: Map<string, Found | null> }} Context
+ */
+
+/** @param {Entry} entry */
+const keyOf = (entry) => (entry.span ? `${entry.span[0]}:${entry.span[1]} ${entry.ref}` : ` ${entry.ref}`);
+
+/** The entry a record-shaped value names, or null. @param {unknown} item @returns {Entry | null} */
+function entryOf(item) {
+  if (!isPlainObject(item)) return null;
+  const node = /** @type {any} */ (item).node;
+  const ref = isPlainObject(node) ? node.ref : undefined;
+  if (typeof ref !== "string" || !ref) return null;
+  const span = /** @type {any} */ (item).span;
+  if (isPlainObject(span) && Number.isInteger(span.start) && Number.isInteger(span.end)) {
+    return { ref, span: [span.start, span.end] };
+  }
+  return { ref, span: null };
+}
+
+export class CitationRun {
+  /** @param {Options} options */
+  constructor(options) {
+    this.options = options;
+    /** @type {Map<string, number>} call id -> its place in the order the model issued it */
+    this.calls = new Map();
+    /** @type {Map<string, string>} call id -> tool name */
+    this.tools = new Map();
+    /** @type {Result[]} in arrival order */
+    this.results = [];
+    /** @type {Array<{ entry: Entry, marker: string | null }>} the thread's, in the model's order */
+    this.earlier = [];
+    /** @type {Array<{ known: boolean, results: Entry[][] }>} the thread's turns */
+    this.turns = [];
+    /** @type {Map<string, string>} entry key -> the marker the model was shown */
+    this.shown = new Map();
+    /** @type {Map<string, Entry>} marker -> the entry last shown it */
+    this.byMarker = new Map();
+    this.threadRead = true;
+    this.counted = true;
+    this.questionId = /** @type {string | null} */ (null);
+    /** @type {Promise<void> | null} the kept thread, while it is being read */
+    this.threadReading = null;
+    /** @type {Map<string, string>} message id -> its text, in the order their text began */
+    this.texts = new Map();
+    /** @type {Set<string>} messages not to cite: other roles, cited upstream, left out */
+    this.muted = new Set();
+    /** @type {Set<string>} messages whose event was made */
+    this.sent = new Set();
+    /** @type {Set<string>} */
+    this.open = new Set();
+    /** @type {string[]} answers the snapshot just read carries the sources of */
+    this.carried = [];
+    this.lookups = new Lookups(options, (source, record) => this.accept(source, record), entryOf);
+    /** @type {Set<string>} the refs whose leaving out was logged */
+    this.told = new Set();
+    /** @type {Map<string, string>} ref -> the tool whose compact result named it */
+    this.compactTools = new Map();
+    /** @type {Map<string, { text: string, value: any }>} message id -> its event's value */
+    this.made = new Map();
+    /** @type {{ version: string, context: Context } | null} what resolution reads, for the ledger as it stands */
+    this.contextOf = null;
+  }
+
+  /** The run after this one in the same stream (a new RUN_STARTED), with the same options;
+   * after a run that named sources its model reads that run's turn too, which the new run
+   * does not hold: it fails closed. */
+  renewed() {
+    this.lookups.end();
+    const next = new CitationRun(this.options);
+    next.questionId = this.questionId;
+    if (!this.threadRead || this.results.length > 0 || this.earlier.length > 0) {
+      next.threadUnread("a second run in the same stream, after a run that named sources");
+    }
+    return next;
+  }
+
+  /** @param {string} tool */
+  isReader(tool) {
+    if (typeof tool !== "string") return false;
+    if (this.options.readerTools.has(tool)) return true;
+    if (!tool.startsWith(MCP_PREFIX)) return false;
+    const rest = tool.slice(MCP_PREFIX.length);
+    const split = rest.indexOf("__");
+    return split !== -1 && this.options.readerTools.has(rest.slice(split + 2));
+  }
+
+  // -- the thread -----------------------------------------------------------------------------
+
+  /** Take in the thread the model reads: the request's (`RunAgentInput.messages`), or, with
+   * `keptThread`, the one the agent keeps, then the request's messages it does not hold. Its
+   * Reader results come first, in the order the model read them. @param {unknown} input */
+  readInput(input) {
+    const messages = isPlainObject(input) ? input.messages : undefined;
+    if (Array.isArray(messages)) {
+      const questions = messages.filter((m) => isPlainObject(m) && m.role === "user");
+      const last = questions[questions.length - 1];
+      this.questionId = last && typeof last.id === "string" ? last.id : null;
+    }
+    const keptThread = this.options.keptThread;
+    if (keptThread === null) {
+      this.readThread(messages);
+      return;
+    }
+    const failed = (/** @type {unknown} */ error) =>
+      this.threadUnread(`keptThread failed: ${reason(error)}`);
+    const take = (/** @type {unknown} */ kept) => {
+      if (kept === null || kept === undefined) {
+        this.threadUnread("keptThread does not know the thread the agent reads");
+      } else if (!Array.isArray(kept)) {
+        this.threadUnread("keptThread gave no list of messages");
+      } else {
+        this.readThread(keptThenSent(kept, Array.isArray(messages) ? messages : []));
+      }
+    };
+    try {
+      const kept = keptThread(input);
+      if (isPlainObject(kept) && typeof kept.then === "function") {
+        this.threadReading = Promise.resolve(kept).then(take, failed).finally(() => {
+          this.threadReading = null;
+        });
+      } else {
+        take(kept);
+      }
+    } catch (error) {
+      failed(error);
+    }
+  }
+
+  /** @param {unknown} messages */
+  readThread(messages) {
+    if (messages === undefined) return;
+    if (!Array.isArray(messages)) {
+      this.threadUnread("its messages is not a list");
+      return;
+    }
+    let results;
+    try {
+      results = earlierResults(messages, (name) => this.isReader(name));
+    } catch (error) {
+      this.threadUnread(reason(error));
+      return;
+    }
+    for (const result of results) {
+      try {
+        this.addEarlier(result);
+      } catch (error) {
+        this.threadUnread(`a result of ${result.tool}: ${reason(error)}`);
+        return;
+      }
+    }
+  }
+
+  /** @param {string} why */
+  threadUnread(why) {
+    if (!this.threadRead) return;
+    this.threadRead = false;
+    log.warn(`the thread was not read: ${why}; which source a marker names is not known, ` +
+      "so markers are left out (versioned refs are cited)");
+  }
+
+  /** @param {EarlierResult} result */
+  addEarlier(result) {
+    if (!this.isReader(result.tool)) return;
+    const content = readFast(result.content);
+    const view = numberedView(content) ?? [[null, content]];
+    /** @type {Array<{ entry: Entry, marker: string | null }>} */
+    const entries = [];
+    for (const [marker, shownValue] of view) {
+      let items;
+      try {
+        items = readerItems(shownValue);
+      } catch (error) {
+        if (!isProse(shownValue)) throw error;
+        continue;
+      }
+      for (const item of items) {
+        const entry = "compactRef" in item ? { ref: item.compactRef, span: null } : entryOf(item.record);
+        if (entry) entries.push({ entry, marker });
+      }
+    }
+    let turn = this.turns[result.turn];
+    if (!turn) turn = this.turns[result.turn] = { known: result.known, results: [] };
+    turn.known = turn.known && result.known;
+    turn.results.push(entries.map((e) => e.entry));
+    for (const { entry, marker } of entries) {
+      this.earlier.push({ entry, marker });
+      const key = keyOf(entry);
+      if (marker !== null && !this.shown.has(key)) {
+        this.shown.set(key, marker);
+        this.byMarker.set(marker, entry);
+      }
+    }
+  }
+
+  // -- this run's events ----------------------------------------------------------------------
+
+  /** @param {unknown} callId @param {unknown} tool */
+  callMade(callId, tool) {
+    if (typeof callId !== "string") return;
+    if (!this.calls.has(callId)) this.calls.set(callId, this.calls.size);
+    if (typeof tool === "string") this.tools.set(callId, tool);
+  }
+
+  /** @param {unknown} callId @param {unknown} content */
+  result(callId, content) {
+    const tool = typeof callId === "string" ? this.tools.get(callId) : undefined;
+    if (tool === undefined) {
+      log.debug(`result of unknown tool call ${String(callId)} ignored`);
+      return;
+    }
+    if (!this.isReader(tool)) return;
+    let items;
+    try {
+      items = readerItems(content);
+    } catch (error) {
+      log.warn(`skipped a result of ${tool}: ${reason(error)}`);
+      this.counted = false;
+      return;
+    }
+    /** @type {Item[]} */
+    const kept = [];
+    for (const item of items) {
+      if ("compactRef" in item) {
+        if (!this.compactTools.has(item.compactRef)) this.compactTools.set(item.compactRef, tool);
+        kept.push({ entry: { ref: item.compactRef, span: null }, record: null, compact: true });
+        continue;
+      }
+      const entry = entryOf(item.record);
+      if (entry === null) {
+        this.accept(tool, item.record); // says why it is not a record
+        continue;
+      }
+      kept.push({ entry, record: item.record, compact: false });
+    }
+    if (kept.length) {
+      this.results.push({ callId: /** @type {string} */ (callId), arrival: this.results.length,
+        capturedAt: new Date(), source: tool, items: kept });
+    }
+  }
+
+  /** @param {string} id @param {string} role */
+  opened(id, role) {
+    if (role !== "assistant") this.muted.add(id);
+    this.open.add(id);
+  }
+
+  /** @param {string} id @param {string} delta */
+  text(id, delta) {
+    if (delta) this.texts.set(id, (this.texts.get(id) ?? "") + delta);
+  }
+
+  /** @param {string} id */
+  closed(id) {
+    this.open.delete(id);
+    if (this.lookups.given && !this.threadReading && !this.muted.has(id)) this.lookAhead(id);
+  }
+
+  /** Start the lookups an ended answer will need, while the run goes on (returns at once).
+   * @param {string} id */
+  lookAhead(id) {
+    const text = this.texts.get(id);
+    if (!text) return;
+    const context = this.context();
+    this.lookups.start(this.toLookUp(this.mentioned(text, context, false), context))?.catch(() => {});
+  }
+
+  /** @param {string} id */
+  mute(id) {
+    this.muted.add(id);
+  }
+
+  /** Ids of the messages with text, in the order their text began. */
+  withText() {
+    return [...this.texts].filter(([, text]) => text.trim()).map(([id]) => id);
+  }
+
+  /** The messages with text that are cited (their event made or not). */
+  citable() {
+    return this.withText().filter((id) => !this.muted.has(id));
+  }
+
+  /** The messages to cite now, each once. */
+  toCite() {
+    const due = this.citable().filter((id) => !this.sent.has(id));
+    for (const id of due) this.sent.add(id);
+    return due;
+  }
+
+  /**
+   * A MESSAGES_SNAPSHOT replaces the client's messages: answers it renamed take their new
+   * ids, those it left out are cited no more, an answer after the question that only the
+   * snapshot carries is this run's; the ended answers it holds carry their sources.
+   * @param {Array<{ id: string, role: string, content: unknown }>} messages
+   */
+  snapshot(messages) {
+    /** @type {Array<[string, unknown]>} */
+    const answers = [];
+    /** @type {Set<string> | null} */
+    let afterQuestion = null;
+    for (const { id, role, content } of messages) {
+      if (role === "user" && id === this.questionId) afterQuestion = new Set();
+      else if (role === "assistant") {
+        answers.push([id, content]);
+        if (afterQuestion) afterQuestion.add(id);
+      }
+    }
+    const ids = new Set(answers.map(([id]) => id));
+    for (const [old, renamed] of this.renames(answers, ids)) {
+      log.debug(`the snapshot names message ${old} ${renamed}`);
+      this.rename(old, renamed);
+    }
+    for (const [id, content] of answers) {
+      if (typeof content === "string" && content.trim() && !this.texts.get(id) && afterQuestion?.has(id)) {
+        this.text(id, content);
+      }
+    }
+    for (const id of this.withText()) {
+      if (!ids.has(id)) {
+        if (!this.muted.has(id)) log.debug(`message ${id} is not in the snapshot; not cited`);
+        this.muted.add(id);
+      }
+    }
+    this.carried = this.citable().filter((id) => ids.has(id) && !this.open.has(id));
+  }
+
+  /** (old id, snapshot id) of each ended answer the snapshot names otherwise: the same whole
+   * text, one answer it dropped, one message the run has no text of.
+   * @param {Array<[string, unknown]>} answers @param {Set<string>} ids @returns {Array<[string, string]>} */
+  renames(answers, ids) {
+    /** @type {Map<string, string[]>} */
+    const dropped = new Map();
+    for (const id of this.withText()) {
+      if (!ids.has(id) && !this.open.has(id)) {
+        const text = /** @type {string} */ (this.texts.get(id)).trim();
+        const ids = dropped.get(text);
+        if (ids) ids.push(id);
+        else dropped.set(text, [id]);
+      }
+    }
+    if (!dropped.size) return [];
+    /** @type {Map<string, string[]>} */
+    const named = new Map();
+    for (const [id, content] of answers) {
+      const text = typeof content === "string" ? content.trim() : null;
+      if (text !== null && dropped.has(text) && !this.texts.get(id)) {
+        const ids = named.get(text);
+        if (ids) ids.push(id);
+        else named.set(text, [id]);
+      }
+    }
+    return [...named].filter(([text, fresh]) => fresh.length === 1 && dropped.get(text)?.length === 1)
+      .map(([text, fresh]) => [/** @type {string[]} */ (dropped.get(text))[0], fresh[0]]);
+  }
+
+  /** The message `old` is now `renamed`: its text, place, and whether it is muted or cited
+   * go with it. @param {string} old @param {string} renamed */
+  rename(old, renamed) {
+    this.texts = new Map([...this.texts].map(([id, text]) => [id === old ? renamed : id, text]));
+    for (const ids of [this.muted, this.sent]) {
+      if (ids.delete(old)) ids.add(renamed);
+    }
+    this.made.delete(old);
+  }
+
+  // -- the ledger -----------------------------------------------------------------------------
+
+  /** Every entry once, in the model's order: the thread's, then this run's results in the
+   * order the model issued their calls (results of no announced call after, as they came). */
+  entries() {
+    /** @type {Map<string, Seen>} */
+    const seen = new Map();
+    for (const { entry } of this.earlier) {
+      const key = keyOf(entry);
+      if (!seen.has(key)) seen.set(key, { entry, key, records: [], compact: false, earlier: true });
+    }
+    for (const result of this.inModelOrder()) {
+      for (const item of result.items) {
+        const key = keyOf(item.entry);
+        let known = seen.get(key);
+        if (!known) {
+          known = { entry: item.entry, key, records: [], compact: item.compact, earlier: false };
+          seen.set(key, known);
+        } else {
+          known.compact = known.compact || item.compact;
+        }
+        if (item.record !== null) {
+          known.records.push({ record: item.record, capturedAt: result.capturedAt, source: result.source });
+        }
+      }
+    }
+    return seen;
+  }
+
+  inModelOrder() {
+    const unannounced = this.calls.size;
+    const place = (/** @type {Result} */ r) => (r.callId === null ? unannounced : this.calls.get(r.callId) ?? unannounced);
+    return [...this.results].sort((a, b) => place(a) - place(b) || a.arrival - b.arrival);
+  }
+
+  /** The keys of the entries whose place depends on an order no one knows (a turn of the
+   * thread whose results it lists out of their calls' order). */
+  unsure() {
+    if (this.turns.every((turn) => !turn || turn.known)) return new Set();
+    const turns = this.turns.filter(Boolean).map(({ known, results }) => ({
+      known, results: results.map((result) => result.map(keyOf)) }));
+    const thisRun = this.inModelOrder().map((r) => r.items.map((i) => keyOf(i.entry)));
+    return unsure([...turns, { known: true, results: thisRun }]);
+  }
+
+  // -- resolution ------------------------------------------------------------------------------
+
+  /** The event of each answer due, in the order the answers began; a Promise while lookups run.
+   * @returns {AnyEvent[] | Promise<AnyEvent[]>} */
+  due() {
+    const ids = this.toCite();
+    const values = this.values(ids);
+    const events = (/** @type {Map<string, object>} */ found) => ids.filter((id) => found.has(id))
+      .map((id) => ({ type: "CUSTOM", name: EVENT_NAME, value: found.get(id) }));
+    if (values instanceof Promise) return values.then(events).finally(() => this.lookups.end());
+    this.lookups.end();
+    return events(values);
+  }
+
+  /** The value each of `ids` has in its event, as its text stands now (made once per text).
+   * @param {string[]} ids @returns {Map<string, object> | Promise<Map<string, object>>} */
+  values(ids) {
+    const reading = this.threadReading;
+    if (reading) return reading.then(() => this.values(ids));
+    const context = this.context();
+    /** @type {Array<[string, ReturnType<CitationRun["mentioned"]>]>} */
+    const wanted = [];
+    /** @type {string[]} */
+    const refs = [];
+    for (const id of ids) {
+      const text = this.texts.get(id) ?? "";
+      if (this.made.get(id)?.text === text) continue;
+      const first = this.mentioned(text, context, true);
+      wanted.push([id, first]);
+      refs.push(...this.toLookUp(first, context));
+    }
+    const finish = () => {
+      /** @type {Map<string, object>} */
+      const found = new Map();
+      for (const [id, first] of wanted) {
+        const text = this.texts.get(id) ?? "";
+        this.made.set(id, { text, value: citationsValue(id, this.citations(first, context), this.options) });
+      }
+      for (const id of ids) {
+        const made = this.made.get(id);
+        if (made) found.set(id, made.value);
+      }
+      return found;
+    };
+    const pending = this.lookups.start(refs);
+    return pending ? pending.then(finish) : finish();
+  }
+
+  /** What resolution reads, for the ledger as it stands (made once per state of it).
+   * @returns {Context} */
+  context() {
+    const version = [this.results.length, this.earlier.length, this.calls.size, this.threadRead, this.counted].join();
+    if (this.contextOf?.version === version) return this.contextOf.context;
+    const seen = this.entries();
+    const order = [...seen.values()];
+    /** @type {Map<string, Seen[]>} */
+    const byRef = new Map();
+    for (const s of order) {
+      const same = byRef.get(s.entry.ref);
+      if (same) same.push(s);
+      else byRef.set(s.entry.ref, [s]);
+    }
+    const blind = !this.threadRead || !(this.shown.size > 0 || this.counted);
+    const context = { seen, order, byRef, blind, unsure: this.unsure(), checked: new Map(),
+      named: new Map(), first: new Map() };
+    this.contextOf = { version, context };
+    return context;
+  }
+
+  /**
+   * The entries `text` names, in order of first mention, each with its marker (null: named
+   * by its versioned ref).
+   * @param {string} text @param {Context} context @param {boolean} report
+   * @returns {Map<string, { seen: Seen, marker: string | null }>}
+   */
+  mentioned(text, context, report) {
+    /** @type {Array<{ start: number, ref: string, seen: Seen, marker: string | null }>} */
+    const mentions = [];
+    for (const [start, ref] of findRefs(text, context.byRef)) {
+      mentions.push({ start, ref, seen: this.named(ref, context), marker: null });
+    }
+    if (!context.blind) {
+      /** @type {Set<string>} */
+      const unsureMarkers = new Set();
+      for (const { start, marker, numbers } of markersIn(text)) {
+        for (const number of numbers) {
+          const entry = this.entryOfNumber(number, context);
+          if (!entry) continue;
+          const key = keyOf(entry);
+          if (context.unsure.has(key) && this.shown.get(key) !== `[${number}]`) {
+            unsureMarkers.add(marker);
+            continue;
+          }
+          const seen = /** @type {Seen} */ (context.seen.get(key));
+          mentions.push({ start, ref: entry.ref, seen, marker });
+        }
+      }
+      if (report) {
+        for (const marker of unsureMarkers) {
+          log.warn(`left out the marker ${marker}: the thread lists Reader results out of their ` +
+            "calls' order, so which source the model numbered so is not known");
+        }
+      }
+    }
+    mentions.sort((a, b) => a.start - b.start);
+    /** @type {Map<string, { seen: Seen, marker: string | null }>} */
+    const first = new Map();
+    for (const { seen, marker } of mentions) {
+      const had = first.get(seen.key);
+      if (!had || (had.marker === null && marker)) first.set(seen.key, { seen, marker });
+    }
+    return first;
+  }
+
+  /** The entry the number n names, if the run holds it: what the marker table gives `[n]`
+   * (the numbers the model was shown, else the n-th entry in the model's order).
+   * @param {number} number @param {Context} context @returns {Entry | null} */
+  entryOfNumber(number, context) {
+    if (this.shown.size) return this.byMarker.get(`[${number}]`) ?? null;
+    return number <= context.order.length ? context.order[number - 1].entry : null;
+  }
+
+  /** The entry a versioned ref cites: the node's first entry with a valid whole-node record,
+   * else its first entry. @param {string} ref @param {Context} context */
+  named(ref, context) {
+    let named = context.named.get(ref);
+    if (!named) {
+      const entries = /** @type {Seen[]} */ (context.byRef.get(ref));
+      named = entries.find((s) => this.isWhole(s, context)) ?? entries[0];
+      context.named.set(ref, named);
+    }
+    return named;
+  }
+
+  /** The node's first valid record, in the model's order, of any span.
+   * @param {string} ref @param {Context} context @returns {Found | null} */
+  firstRecord(ref, context) {
+    let first = context.first.get(ref);
+    if (first === undefined) {
+      first = null;
+      for (const other of context.byRef.get(ref) ?? []) {
+        first = this.recordOf(other, context);
+        if (first) break;
+      }
+      context.first.set(ref, first);
+    }
+    return first;
+  }
+
+  /** @param {Seen} seen @param {Context} context */
+  isWhole(seen, context) {
+    return seen.entry.span === null && this.recordOf(seen, context) !== null;
+  }
+
+  /** An entry's first valid record of a loaded package. @param {Seen} seen
+   * @param {Context} context @returns {Found | null} */
+  recordOf(seen, context) {
+    for (const held of seen.records) {
+      let ok = context.checked.get(held.record);
+      if (ok === undefined) {
+        ok = this.accept(held.source, held.record);
+        context.checked.set(held.record, ok);
+      }
+      if (ok) return { record: held.record, capturedAt: held.capturedAt, span: seen.entry.span };
+    }
+    return null;
+  }
+
+  /** Whether `record` may be sent: valid, of a loaded package (else logged).
+   * @param {string} source @param {unknown} record */
+  accept(source, record) {
+    const problem = recordProblem(record);
+    if (problem) {
+      log.warn(`skipped an invalid record from ${source}: ${problem}`);
+      return false;
+    }
+    const packages = this.options.packages;
+    const pkg = /** @type {any} */ (record).package;
+    if (packages !== null && !packages.has(pkg.digest)) {
+      log.warn(`skipped a record of package ${pkg.id}: its digest ${pkg.digest} is not in \`packages\``);
+      return false;
+    }
+    return true;
+  }
+
+  /** @param {Map<string, { seen: Seen, marker: string | null }>} first
+   * @param {Context} context */
+  toLookUp(first, context) {
+    /** @type {string[]} */
+    const refs = [];
+    for (const { seen } of first.values()) {
+      if ((seen.compact || seen.earlier) && this.recordOf(seen, context) === null &&
+          this.whole(seen.entry.ref, context) === null) refs.push(seen.entry.ref);
+    }
+    return refs;
+  }
+
+  /** @param {string} ref @param {Context} context */
+  whole(ref, context) {
+    const named = this.named(ref, context);
+    return named.entry.span === null ? this.recordOf(named, context) : null;
+  }
+
+  /** The citations of the entries `first` names: one per node and span, each with the record
+   * the run holds for it. @param {Map<string, { seen: Seen, marker: string | null }>} first
+   * @param {Context} context @returns {Citation[]} */
+  citations(first, context) {
+    /** @type {Citation[]} */
+    const citations = [];
+    /** @type {Map<string, Citation>} */
+    const byKey = new Map();
+    for (const { seen, marker } of first.values()) {
+      const found = this.foundFor(seen, context);
+      if (!found) continue;
+      const key = keyOf({ ref: seen.entry.ref, span: found.span });
+      const had = byKey.get(key);
+      if (!had) {
+        const citation = { record: found.record, marker, capturedAt: found.capturedAt };
+        byKey.set(key, citation);
+        citations.push(citation);
+      } else if (had.marker === null && marker) {
+        had.marker = marker;
+      }
+    }
+    return citations;
+  }
+
+  /** @param {Seen} seen @param {Context} context @returns {Found | null} */
+  foundFor(seen, context) {
+    const own = this.recordOf(seen, context);
+    if (own) return own;
+    const ref = seen.entry.ref;
+    const whole = this.whole(ref, context);
+    if (whole) return whole;
+    if (!seen.compact && !seen.earlier) return null;
+    const looked = this.lookups.found(ref);
+    if (looked) return looked;
+    const first = this.firstRecord(ref, context);
+    if (first) return first;
+    if (!this.lookups.given && !this.told.has(ref)) {
+      this.told.add(ref);
+      const tool = this.compactTools.get(ref);
+      if (seen.earlier && tool === undefined) {
+        log.warn(`left out ${ref}: it was read in an earlier turn, and the thread's records are ` +
+          "not trusted; to cite follow-up answers, pass lookup: <ref -> record>");
+      } else {
+        log.warn(`left out ${ref}: ${tool ?? "the Reader tool"} returned a compact result, not a ` +
+          `citation record; call it with detail: "full", or pass lookup: <ref -> record>`);
+      }
+    }
+    return null;
+  }
+
+}

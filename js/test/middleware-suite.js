@@ -1,0 +1,237 @@
+// The CitationMiddleware's tests, for whichever @ag-ui/client the caller imports: 1.x
+// (middleware.test.js) and 0.0.59, which CopilotKit's runtime 1.74 pins
+// (client-0.0.59/middleware.test.js). Each run goes through `runAgent()`, where the
+// middleware chain runs, and a real AbstractAgent or HttpAgent (over HTTP on 127.0.0.1).
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import { test } from "node:test";
+import { Observable } from "rxjs";
+
+const DIGEST = `sha256:${"a".repeat(64)}`;
+
+/** A valid citation record of node `path`. */
+export const record = (path, extra = {}) => ({
+  package: { id: "https://example.com/kb", version: "1.0.0", digest: DIGEST, signed: false },
+  node: { id: `https://example.com/kb#${path}`, path, type: "Note", ref: `https://example.com/kb@1.0.0#${path}` },
+  text: `Text of ${path}.`,
+  trust: { status: "stable", declaredVerified: [], attestedReviews: [], stale: false, inForce: true,
+    superseded: false, contested: false },
+  ...extra,
+});
+const A = record("a.md");
+const B = record("b.md");
+
+const started = { type: "RUN_STARTED", threadId: "thread-1", runId: "run-1" };
+const finished = { type: "RUN_FINISHED", threadId: "thread-1", runId: "run-1" };
+const call = (id, content, name = "moca_search") => [
+  { type: "TOOL_CALL_START", toolCallId: id, toolCallName: name },
+  { type: "TOOL_CALL_END", toolCallId: id },
+  { type: "TOOL_CALL_RESULT", messageId: `tool-${id}`, toolCallId: id, content: JSON.stringify(content) },
+];
+const answer = (id, ...deltas) => [
+  { type: "TEXT_MESSAGE_START", messageId: id, role: "assistant" },
+  ...deltas.map((delta) => ({ type: "TEXT_MESSAGE_CONTENT", messageId: id, delta })),
+  { type: "TEXT_MESSAGE_END", messageId: id },
+];
+const cited = (events) => events.filter((e) => e.type === "CUSTOM" && e.name === "moca.citations")
+  .map((e) => ({ messageId: e.value.messageId,
+    citations: e.value.citations.map((c) => [c.marker ?? null, c.record.node.path]) }));
+
+/** Console warnings while `body` runs, and its result. */
+async function warned(body) {
+  const lines = [];
+  const kept = [console.warn, console.debug];
+  console.warn = (...args) => lines.push(args.map(String).join(" "));
+  console.debug = () => {};
+  try {
+    return { result: await body(), lines };
+  } finally {
+    [console.warn, console.debug] = kept;
+  }
+}
+
+/**
+ * @param {{ client: typeof import("@ag-ui/client"), CitationMiddleware: any, MocaCitations: any,
+ *   version: string }} given
+ */
+export function middlewareSuite({ client, CitationMiddleware, MocaCitations, version }) {
+  const { AbstractAgent, HttpAgent } = client;
+
+  /** An agent that sends `events`, each after `pause` ms (0: at once, in one task). */
+  class Scripted extends AbstractAgent {
+    constructor(events, pause = 0) {
+      super({ threadId: "thread-1" });
+      this.events = events;
+      this.pause = pause;
+    }
+
+    run() {
+      const { events, pause } = this;
+      return new Observable((subscriber) => {
+        let at = 0;
+        let timer;
+        const next = () => {
+          while (at < events.length) {
+            subscriber.next(structuredClone(events[at++]));
+            if (pause) {
+              timer = setTimeout(next, pause);
+              return;
+            }
+          }
+          subscriber.complete();
+        };
+        next();
+        return () => clearTimeout(timer);
+      });
+    }
+  }
+
+  /** Every event the agent's subscribers see, and the store's value per message. */
+  async function runThrough(agent, input = {}) {
+    const store = new MocaCitations();
+    const seen = [];
+    agent.subscribe(store.subscriber());
+    await agent.runAgent(input, { onEvent: ({ event }) => void seen.push(event) });
+    return { seen, store };
+  }
+
+  test(`${version}: runAgent sends one event per answer after its end, before RUN_FINISHED; the store attaches it`, async () => {
+    const agent = new Scripted([started, ...call("c1", { results: [A, B] }),
+      ...answer("m1", "Per [2] and [1]."), finished]).use(new CitationMiddleware());
+    const { seen, store } = await runThrough(agent);
+    assert.deepEqual(seen.map((e) => e.type).slice(-3), ["TEXT_MESSAGE_END", "CUSTOM", "RUN_FINISHED"]);
+    assert.deepEqual(cited(seen), [{ messageId: "m1", citations: [["[2]", "b.md"], ["[1]", "a.md"]] }]);
+    assert.deepEqual(store.get("m1").citations.map((c) => c.record.node.path), ["b.md", "a.md"]);
+  });
+
+  test(`${version}: one instance serves concurrent runs, each with its own sources`, async () => {
+    const middleware = new CitationMiddleware();
+    const first = new Scripted([started, ...call("c1", { results: [A] }), ...answer("m1", "[1]"), finished], 3)
+      .use(middleware);
+    const second = new Scripted([started, ...call("c2", { results: [B] }), ...answer("m2", "[1]"), finished], 2)
+      .use(middleware);
+    const [one, two] = await Promise.all([runThrough(first), runThrough(second)]);
+    assert.deepEqual(cited(one.seen), [{ messageId: "m1", citations: [["[1]", "a.md"]] }]);
+    assert.deepEqual(cited(two.seen), [{ messageId: "m2", citations: [["[1]", "b.md"]] }]);
+  });
+
+  test(`${version}: chunked text and tool calls are followed as the client expands them`, async () => {
+    const agent = new Scripted([started,
+      { type: "TOOL_CALL_CHUNK", toolCallId: "c1", toolCallName: "moca_search", delta: "{}" },
+      { type: "TOOL_CALL_RESULT", messageId: "t1", toolCallId: "c1", content: JSON.stringify({ results: [A, B] }) },
+      { type: "TEXT_MESSAGE_CHUNK", messageId: "m1", role: "assistant", delta: "See [" },
+      { type: "TEXT_MESSAGE_CHUNK", delta: "2]." },
+      finished]).use(new CitationMiddleware());
+    const { seen } = await runThrough(agent);
+    assert.deepEqual(cited(seen), [{ messageId: "m1", citations: [["[2]", "b.md"]] }]);
+  });
+
+  test(`${version}: markers count over the request's thread; an earlier source comes from lookup`, async () => {
+    const thread = [
+      { id: "u1", role: "user", content: "Q?" },
+      { id: "a1", role: "assistant", toolCalls: [{ id: "t1", type: "function", function: { name: "moca_search", arguments: "{}" } }] },
+      { id: "r1", role: "tool", toolCallId: "t1", content: JSON.stringify({ results: [A] }) },
+      { id: "a2", role: "assistant", content: "Per [1]." },
+      { id: "u2", role: "user", content: "And?" },
+    ];
+    const asked = [];
+    const lookup = async (ref) => {
+      asked.push(ref);
+      return ref === A.node.ref ? A : null;
+    };
+    const agent = new Scripted([started, ...call("c1", { results: [B] }), ...answer("m1", "[2], as [1] said."), finished]);
+    agent.setMessages(thread);
+    agent.use(new CitationMiddleware({ lookup }));
+    const { seen } = await runThrough(agent);
+    assert.deepEqual(cited(seen), [{ messageId: "m1", citations: [["[2]", "b.md"], ["[1]", "a.md"]] }]);
+    assert.deepEqual(asked, [A.node.ref]);
+  });
+
+  test(`${version}: an answer's lookups start at its end, before the run finishes`, async () => {
+    const happened = [];
+    const lookup = async (ref) => {
+      happened.push("looked up");
+      return ref === A.node.ref ? A : null;
+    };
+    const events = [started, ...call("c1", { results: [{ ref: A.node.ref }] }), ...answer("m1", "See [1]."),
+      { type: "STATE_SNAPSHOT", snapshot: {} }, finished];
+    const agent = new Scripted(events, 5).use(new CitationMiddleware({ lookup }));
+    agent.subscribe({ onStateSnapshotEvent: () => void happened.push("state snapshot") });
+    const { seen } = await runThrough(agent);
+    assert.deepEqual(happened, ["looked up", "state snapshot"]);
+    assert.deepEqual(cited(seen), [{ messageId: "m1", citations: [["[1]", "a.md"]] }]);
+  });
+
+  test(`${version}: a snapshot's answer carries the value on metadata, the events after it wait in order`, async () => {
+    let release;
+    const gate = new Promise((resolve) => { release = resolve; });
+    const lookup = async () => {
+      await gate;
+      return A;
+    };
+    const question = { id: "user-1", role: "user", content: "Q?" };
+    const agent = new Scripted([started, ...call("c1", { results: [{ ref: A.node.ref }] }), ...answer("m1", "See [1]."),
+      { type: "MESSAGES_SNAPSHOT", messages: [question, { id: "m1", role: "assistant", content: "See [1]." }] },
+      { type: "STATE_SNAPSHOT", snapshot: { after: true } }, finished]);
+    agent.setMessages([question]);
+    agent.use(new CitationMiddleware({ lookup }));
+    setTimeout(() => release(), 20);
+    const { seen } = await runThrough(agent);
+    assert.deepEqual(seen.map((e) => e.type).slice(-4), ["MESSAGES_SNAPSHOT", "STATE_SNAPSHOT", "CUSTOM", "RUN_FINISHED"]);
+    const carried = seen.find((e) => e.type === "MESSAGES_SNAPSHOT").messages[1].metadata["moca.citations"];
+    assert.deepEqual(carried.citations, [{ marker: "[1]", record: A }]);
+    assert.deepEqual(agent.messages.find((m) => m.id === "m1").metadata["moca.citations"], carried);
+  });
+
+  test(`${version}: an upstream moca.citations is passed through, never cited twice`, async () => {
+    const upstream = { type: "CUSTOM", name: "moca.citations",
+      value: { version: 1, messageId: "m1", citations: [{ marker: "[1]", record: A }] } };
+    const agent = new Scripted([started, ...call("c1", { results: [A] }), ...answer("m1", "[1]"), upstream, finished])
+      .use(new CitationMiddleware());
+    const { seen } = await runThrough(agent);
+    const events = seen.filter((e) => e.type === "CUSTOM");
+    assert.equal(events.length, 1);
+    assert.deepEqual(JSON.parse(JSON.stringify(events[0])), upstream);
+  });
+
+  test(`${version}: a lookup that throws is logged, and the answer flows on uncited`, async () => {
+    const lookup = () => { throw new Error("Reader down"); };
+    const agent = new Scripted([started, ...call("c1", { results: [{ ref: A.node.ref }] }), ...answer("m1", "[1]"), finished])
+      .use(new CitationMiddleware({ lookup }));
+    const { result, lines } = await warned(() => runThrough(agent));
+    assert.deepEqual(cited(result.seen), [{ messageId: "m1", citations: [] }]);
+    assert.equal(result.seen.at(-1).type, "RUN_FINISHED");
+    assert.ok(lines.some((line) => line.includes("lookup failed") && line.includes("Reader down")), lines.join("\n"));
+  });
+
+  test(`${version}: through an HttpAgent, events from a server pass unchanged, plus the citations`, async () => {
+    const events = [started, ...call("c1", { results: [A] }), ...answer("m1", "See [1]."), finished];
+    const server = createServer((request, response) => {
+      request.resume();
+      request.on("end", () => {
+        response.writeHead(200, { "content-type": "text/event-stream" });
+        for (const event of events) response.write(`data: ${JSON.stringify(event)}\n\n`);
+        response.end();
+      });
+    });
+    await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const agent = new HttpAgent({ url: `http://127.0.0.1:${server.address().port}/` });
+      agent.use(new CitationMiddleware());
+      const { seen, store } = await runThrough(agent);
+      const sent = seen.filter((e) => !(e.type === "CUSTOM"));
+      assert.deepEqual(JSON.parse(JSON.stringify(sent)), events);
+      assert.deepEqual(cited(seen), [{ messageId: "m1", citations: [["[1]", "a.md"]] }]);
+      assert.equal(store.get("m1").citations.length, 1);
+    } finally {
+      server.close();
+    }
+  });
+
+  test(`${version}: unknown options and wrong types are a TypeError`, () => {
+    assert.throws(() => new CitationMiddleware({ readerTool: ["x"] }), /unknown moca-agui option\(s\) readerTool/);
+    assert.throws(() => new CitationMiddleware({ readerTools: "moca_search" }), /collection of strings/);
+    assert.throws(() => new CitationMiddleware({ lookup: 1 }), /lookup must be a function/);
+    assert.throws(() => new CitationMiddleware({ maxLookups: 0 }), /positive integer/);
+  });
+}

@@ -1,0 +1,48 @@
+// The CitationMiddleware with @ag-ui/client 1.x (js/'s own); client-0.0.59/ runs the same
+// suite with 0.0.59. And what a browser imports of the package needs no Node-only API.
+import assert from "node:assert/strict";
+import { readFileSync, readdirSync } from "node:fs";
+import { test } from "node:test";
+import * as client from "@ag-ui/client";
+import { MocaCitations } from "moca-agui";
+import { CitationMiddleware } from "moca-agui/middleware";
+import { middlewareSuite } from "./middleware-suite.js";
+
+middlewareSuite({ client, CitationMiddleware, MocaCitations, version: "@ag-ui/client 1.x" });
+
+test("what a browser imports of the package names no node: module, nor process or Buffer", () => {
+  const files = ["index.js", "react.js", "middleware.js",
+    ...readdirSync(new URL("../middleware/", import.meta.url)).map((name) => `middleware/${name}`)];
+  for (const file of files) {
+    const source = readFileSync(new URL(`../${file}`, import.meta.url), "utf8");
+    const imports = [...source.matchAll(/^(?:import|export) [^;]* from "([^"]+)";/gm)].map((m) => m[1]);
+    const foreign = imports.filter((name) => !name.startsWith(".") && !["@ag-ui/client", "rxjs", "react"].includes(name));
+    assert.deepEqual(foreign, [], file);
+    assert.doesNotMatch(source, /\bprocess\.|\bBuffer\b|require\(/, file);
+  }
+});
+
+test("an event the middleware cannot read turns citations off for the run; every event flows on as it came", async () => {
+  const { from, lastValueFrom, toArray } = await import("rxjs");
+  const result = JSON.stringify({ results: [{ package: {}, node: { ref: "x" }, trust: {} }] });
+  const events = [
+    { type: "RUN_STARTED", threadId: "t", runId: "r" },
+    { type: "TOOL_CALL_START", toolCallId: "c1", toolCallName: "moca_search" },
+    { type: "TOOL_CALL_RESULT", messageId: "t1", toolCallId: "c1", content: result },
+    null,
+    { type: "TEXT_MESSAGE_START", messageId: 7, role: "assistant" },
+    { type: "TEXT_MESSAGE_CONTENT", messageId: "m1", delta: "[1]" },
+    { type: "TEXT_MESSAGE_END", messageId: "m1" },
+    { type: "RUN_FINISHED", threadId: "t", runId: "r" },
+  ];
+  const warned = [];
+  const kept = console.warn;
+  console.warn = (...args) => warned.push(args.map(String).join(" "));
+  try {
+    const sent = await lastValueFrom(new CitationMiddleware().run({}, { run: () => from(events) }).pipe(toArray()));
+    assert.deepEqual(sent, events);
+    assert.ok(warned.some((line) => line.includes("citations off for this run")), warned.join("\n"));
+  } finally {
+    console.warn = kept;
+  }
+});
