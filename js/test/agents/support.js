@@ -77,11 +77,11 @@ export function assertStored({ runs, store, messages }) {
   }
 }
 
-/** ref -> record of the records in a Reader result as an MCP tool result's JSON text. */
+/** ref -> record of the records in a Reader result's JSON, bare or as an MCP tool result. */
 function resultRecords(event) {
   const result = JSON.parse(event.content);
-  const [{ text }] = result.content;
-  const records = new Map(JSON.parse(text).results.map((record) => [record.node.ref, record]));
+  const search = Array.isArray(result.content) ? JSON.parse(result.content[0].text) : result;
+  const records = new Map(search.results.map((record) => [record.node.ref, record]));
   assert.deepEqual([...records.keys()], nodeRefs(result));
   return records;
 }
