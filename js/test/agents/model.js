@@ -61,12 +61,17 @@ function searchCall(tools, search) {
   ];
 }
 
-function answer(template, received) {
-  const text = template.replace(/\{([^{}]+)\}/g, (_, path) => {
+/** The answer `template` with each `{path}` as the marker of that node among `received`. */
+export function answerText(template, received) {
+  return template.replace(/\{([^{}]+)\}/g, (_, path) => {
     const index = received.indexOf(HANDBOOK + path);
     if (index < 0) throw new Error(`the model was shown no ${path}: ${received}`);
     return `[${index + 1}]`;
   });
+}
+
+function answer(template, received) {
+  const text = answerText(template, received);
   const id = uniqueId("text");
   return [
     { type: "text-start", id },
@@ -91,7 +96,7 @@ function receivedRefs(prompt) {
   return refs;
 }
 
-function toJson(value) {
+export function toJson(value) {
   if (typeof value !== "string") return value;
   try { return JSON.parse(value); } catch { return null; }
 }
@@ -106,7 +111,7 @@ export function nodeRefs(value) {
 }
 
 let count = 0;
-function uniqueId(prefix) {
+export function uniqueId(prefix) {
   count += 1;
   return `${prefix}-${process.pid}-${count}`;
 }

@@ -36,6 +36,9 @@ export async function ask(agent, questions) {
   return { runs, store, messages: agent.messages };
 }
 
+/** Events of a run's state, beside its messages: an agent may send any number of them. */
+const STATE = new Set(["RAW", "STATE_SNAPSHOT", "STATE_DELTA", "STEP_STARTED", "STEP_FINISHED", "MESSAGES_SNAPSHOT"]);
+
 /**
  * One run's events as a cited answer of the scripted model gives them: the agent's search,
  * its result, the answer, then exactly one `moca.citations` naming the answer, with the
@@ -43,16 +46,14 @@ export async function ask(agent, questions) {
  * `cited` is [marker, path] of each expected citation.
  */
 export function assertCitedRun(events, cited) {
-  const types = events.map((event) => event.type);
-  const end = types.indexOf("TEXT_MESSAGE_END");
-  assert.deepEqual(types.filter((type) => type !== "TEXT_MESSAGE_CONTENT"), [
+  const shown = events.filter((event) => !STATE.has(event.type) && event.type !== "TEXT_MESSAGE_CONTENT");
+  assert.deepEqual(shown.map((event) => event.type), [
     "RUN_STARTED", "TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END", "TOOL_CALL_RESULT",
     "TEXT_MESSAGE_START", "TEXT_MESSAGE_END", "CUSTOM", "RUN_FINISHED",
-  ]);
-  assert.equal(types[end + 1], "CUSTOM", "the citations follow the answer's end");
-  const answerId = events[end].messageId;
-  const records = resultRecords(events.find((event) => event.type === "TOOL_CALL_RESULT"));
-  const { value: { computedAt, ...value }, ...citation } = events[end + 1];
+  ]); // the citations after the answer's end, before the run's
+  const answerId = shown[6].messageId;
+  const records = resultRecords(shown[4]);
+  const { value: { computedAt, ...value }, ...citation } = shown[7];
   assert.deepEqual(citation, { type: "CUSTOM", name: "moca.citations" });
   assert.deepEqual(value, {
     version: 1,
@@ -116,7 +117,9 @@ with listen(0) as listener:
   return startService(PYTHON, ["-c", script], /bare: (http:\/\/127\.0\.0\.1:\d+\/)/);
 }
 
-async function startService(command, args, listening) {
+/** Start `command` and resolve to { url, stop } once its output shows the URL `listening`
+ * captures; rejects with its output if it exits first. */
+export async function startService(command, args, listening) {
   const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   const url = await new Promise((resolve, reject) => {
