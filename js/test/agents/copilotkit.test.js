@@ -22,7 +22,7 @@ process.env.COPILOTKIT_TELEMETRY_DISABLED = "true";
 
 const REGISTER_CITED = [["[1]", "hive-registration.md"], ["[2]", "hive-placement.md"]];
 
-let mcp, cited, bare, server, base;
+let mcp, cited, bare, agents, server, base;
 /** What the Python service with moca-agui sent the runtime: its SSE bodies. */
 const upstream = [];
 
@@ -32,7 +32,7 @@ before(async () => {
     startDemo("ag-ui"),
     startBareDemo(),
   ]);
-  const agents = {
+  agents = {
     "built-in": new BuiltInAgent({ model: scriptedModel(), mcpClients: [mcp], maxSteps: 4 }),
     "python-cited": new HttpAgent({ url: cited.url, fetch: recording(upstream) }),
     "python-bare": new HttpAgent({ url: bare.url }),
@@ -67,6 +67,9 @@ function recording(bodies) {
 
 describe("CopilotKit runtime", () => {
   test("its built-in agent: one moca.citations per answer, numbered over the thread", async () => {
+    // an agent of the @ag-ui/client CopilotKit pins; the HttpAgents are 1.x's
+    const version = (agent) => agent.maxProtocolVersion ?? agent.maxVersion; // 1.x renamed it
+    assert.deepEqual([version(agents["built-in"]), version(agents["python-bare"])], ["0.0.59", "1.0.0"]);
     const asked = await ask(client("built-in"), [REGISTER, SWARM]);
     assertCitedRun(asked.runs[0], REGISTER_CITED);
     assertCitedRun(asked.runs[1], [["[3]", "swarm-collection.md"], ["[1]", "hive-registration.md"]]);
