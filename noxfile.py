@@ -442,7 +442,9 @@ def js_agents(session: nox.Session) -> None:
     """moca-agui/middleware on real TypeScript agents, mock models, the demo's Reader over
     MCP stdio: Mastra through @ag-ui/mastra, CopilotKit's runtime (its built-in agent,
     HttpAgents to the Python demo with and without moca-agui), a LangGraph.js graph on
-    LangGraph's local server through @ag-ui/langgraph; moca-agui installed as npm packs it."""
+    LangGraph's local server through @ag-ui/langgraph; moca-agui installed as npm packs it.
+    About 820 npm packages: about 2.5 minutes from a fresh environment and an empty npm
+    cache, 30 seconds of it the tests."""
     session.install("-e", ".[demo]")
     _require_node(session)
     session.chdir("js/test/agents")
