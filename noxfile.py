@@ -443,7 +443,7 @@ def js_agents(session: nox.Session) -> None:
     MCP stdio: Mastra through @ag-ui/mastra, CopilotKit's runtime (its built-in agent,
     HttpAgents to the Python demo with and without moca-agui), a LangGraph.js graph on
     LangGraph's local server through @ag-ui/langgraph; moca-agui installed as npm packs it.
-    About 820 npm packages: about 2.5 minutes from a fresh environment and an empty npm
+    About 650 npm packages: about 2.5 minutes from a fresh environment and an empty npm
     cache, 30 seconds of it the tests."""
     session.install("-e", ".[demo]")
     _require_node(session)
