@@ -3,6 +3,9 @@
 // (@langchain/langgraph-api) on 127.0.0.1, reached through @ag-ui/langgraph's LangGraphAgent
 // with `agent.use(new CitationMiddleware())`.
 import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
 
 import { LangGraphAgent } from "@ag-ui/langgraph";
@@ -10,12 +13,16 @@ import { CitationMiddleware } from "moca-agui/middleware";
 
 import { REGISTER, SWARM, ask, assertCitedRun, assertStored, startService } from "./support.js";
 
-let server;
+let server, files;
 before(async () => {
   const serve = new URL("./langgraph/serve.js", import.meta.url).pathname;
-  server = await startService(process.execPath, [serve], /langgraph: (http:\/\/127\.0\.0\.1:\d+)/);
+  files = mkdtempSync(join(tmpdir(), "moca-agui-langgraph-"));
+  server = await startService(process.execPath, [serve, files], /langgraph: (http:\/\/127\.0\.0\.1:\d+)/);
 });
-after(async () => { await server?.stop(); });
+after(async () => {
+  await server?.stop();
+  rmSync(files, { force: true, recursive: true });
+});
 
 test("LangGraph.js: one moca.citations per answer, also on the answer in its snapshot", async () => {
   const agent = new LangGraphAgent({ deploymentUrl: server.url, graphId: "agent" });
