@@ -25,6 +25,7 @@ nox.options.sessions = [
     "tests-agno",
     "tests-crewai",
     "js-frontends",
+    "js-agents",
     "lint",
     "wheel",
 ]  # `types` runs inside `tests` (mypy on its environment): one install of `[all]` less
@@ -446,6 +447,23 @@ def js_frontends(session: nox.Session) -> None:
     _require_node(session)
     session.env["SCARF_ANALYTICS"] = "false"  # CopilotKit's runtime's install script reports
     session.chdir("js/test/frontends")
+    session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
+    npm_install = ("npm", "install", "--no-save", "--no-audit", "--no-fund", "--install-links")
+    session.run(*npm_install, "../..", external=True)
+    session.run("npm", "test", external=True)
+
+
+@nox.session(python=PYTHON, name="js-agents")
+def js_agents(session: nox.Session) -> None:
+    """moca-agui/middleware on real TypeScript agents, mock models, the demo's Reader over
+    MCP stdio: Mastra through @ag-ui/mastra, CopilotKit's runtime (its built-in agent,
+    HttpAgents to the Python demo with and without moca-agui), a LangGraph.js graph on
+    LangGraph's local server through @ag-ui/langgraph; moca-agui installed as npm packs it.
+    About 650 npm packages: about 2.5 minutes from a fresh environment and an empty npm
+    cache, 30 seconds of it the tests."""
+    session.install("-e", ".[demo]")
+    _require_node(session)
+    session.chdir("js/test/agents")
     session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
     npm_install = ("npm", "install", "--no-save", "--no-audit", "--no-fund", "--install-links")
     session.run(*npm_install, "../..", external=True)
