@@ -13,6 +13,7 @@ as `capture(..., failed=True)`; and finds a run from a hook that knows only the
 framework's run id in a `RunRegistry` its citing object holds.
 """
 
+from .markers import MarkerStyle
 from .plugins.declared import Adapter
 from .plugins.hookspecs import hookimpl
 from .plugins.imported import instance_of, instance_or_subclass_of, subclass_of
@@ -47,6 +48,7 @@ __all__ = [
     "CompactResult",
     "Entry",
     "InvalidRecord",
+    "MarkerStyle",
     "Mention",
     "ReaderItem",
     "RunFeed",

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
+    from ..markers import MarkerStyle
     from ..options import CitationOptions
     from ..records.entry import Entry
     from ..records.extract import ReaderItem
@@ -132,6 +133,22 @@ def moca_marker_table(
     `{"[1]": entries[0], ...}`.
 
     firstresult: the first non-None answer wins.
+    """
+
+
+@hookspec
+def moca_marker_styles() -> Sequence[MarkerStyle] | None:
+    """Return the marker styles this plugin reads, e.g. `[1, 2]` or `[^1]`.
+
+    Called once per run (and by `moca-agui check`), before any answer is read. Each
+    `moca_agui.adapter.MarkerStyle` says what text may be a marker of it (its `pattern`,
+    at most 64 characters, beginning with its `opener`) and which numbers a marker names
+    (`items`); the number n names what the marker table gives `[n]`. The run reads every
+    style in the answer (where CommonMark shows text), in the look-ahead and the final
+    read, and `moca-agui check` does too.
+
+    Not firstresult: the styles of every plugin are read; the built-in plugin gives one
+    style for each module of `moca_agui.markers`.
     """
 
 

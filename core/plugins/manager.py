@@ -9,10 +9,11 @@ import os
 
 import pluggy
 
+from ..markers import MarkerStyle
 from . import builtin, hookspecs
 from .hookspecs import hookimpl
 
-__all__ = ["AUTOLOAD_ENV", "get_plugin_manager", "hookimpl"]
+__all__ = ["AUTOLOAD_ENV", "get_plugin_manager", "hookimpl", "marker_styles"]
 
 logger = logging.getLogger("moca_agui")
 
@@ -50,3 +51,14 @@ def get_plugin_manager() -> pluggy.PluginManager:
         manager.register(plugin, name=entry_point.name)
     manager.check_pending()
     return manager
+
+
+def marker_styles() -> tuple[MarkerStyle, ...]:
+    """Every plugin's marker styles (`moca_marker_styles`), each once; the built-in ones
+    alone if a plugin fails (logged)."""
+    try:
+        answers = get_plugin_manager().hook.moca_marker_styles()
+    except Exception:
+        logger.exception("moca_agui: a plugin failed in moca_marker_styles")
+        return builtin.moca_marker_styles()
+    return tuple(dict.fromkeys(style for styles in answers if styles for style in styles))
