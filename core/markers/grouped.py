@@ -1,4 +1,5 @@
-"""Grouped and ranged markers: `[1, 2]`, `[1,2]`, `[1-3]`, `[1–3]` (en dash), `[1, 3–5]`."""
+"""Grouped and ranged markers: `[1, 2]`, `[1,2]`, `[1-3]`, `[1, 3-5]`; a range's dash may be
+an en dash (U+2013) too."""
 
 from __future__ import annotations
 

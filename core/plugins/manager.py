@@ -60,5 +60,5 @@ def marker_styles() -> tuple[MarkerStyle, ...]:
         answers = get_plugin_manager().hook.moca_marker_styles()
     except Exception:
         logger.exception("moca_agui: a plugin failed in moca_marker_styles")
-        return builtin.moca_marker_styles()
+        return tuple(builtin.moca_marker_styles())
     return tuple(dict.fromkeys(style for styles in answers if styles for style in styles))

@@ -7,8 +7,8 @@ from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import Any
 
-from ..options import CitationOptions
 from ..markers import MarkerStyle
+from ..options import CitationOptions
 from ..plugins import builtin, get_plugin_manager
 from ..plugins.manager import marker_styles
 from ..records.entry import Entry

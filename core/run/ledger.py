@@ -33,9 +33,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from ..records.entry import Entry
 from ..markers.numbered import marker_number
 from ..markers.style import canonical
+from ..records.entry import Entry
 from ..records.order import CallOrder, Turn, TurnOrder, unsure
 from ..records.references import KnownRefs
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from ..records.entry import Entry
 from ..markers.numbered import marker_number
 from ..markers.style import canonical
+from ..records.entry import Entry
 from .hooks import Hooks
 from .ledger import Ledger
 

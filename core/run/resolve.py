@@ -73,7 +73,9 @@ class Resolver:
         table, nodes = self._tables()
         first: dict[Entry, tuple[Seen, str | None]] = {}  # in order of first mention
         if report:
-            for marker in dict.fromkeys(m.marker for m in find_markers(text, table.unsure, self._hooks.marker_styles)):
+            for marker in dict.fromkeys(
+                m.marker for m in find_markers(text, table.unsure, self._hooks.marker_styles)
+            ):
                 logger.warning(
                     "moca_agui: left out the marker %s: %s, so which source the model "
                     "numbered so is not known; numbered tools (moca_agui.numbered) show the "
