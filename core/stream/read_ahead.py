@@ -54,9 +54,8 @@ class ReadAhead:
         """Whether `text` may hold (the start of) a marker or a versioned ref."""
         return any(start in text for start in self._starts)
 
-    def read(self, message_id: str, delta: str) -> bool:
-        """Hand the run each stretch of an answer that ends at a space outside a marker;
-        True if the text kept for the next delta holds a marker not closed yet."""
+    def read(self, message_id: str, delta: str) -> None:
+        """Hand the run each stretch of an answer that ends at a space outside a marker."""
         prose = self._prose.get(message_id)
         if prose is None:  # read from the answer's start, if it began before the look-ahead
             prose = self._prose[message_id] = Prose()
@@ -67,13 +66,22 @@ class ReadAhead:
         space = max(window.rfind(" "), window.rfind("\n"))
         if space < 0:
             self._carry[message_id] = window[-_CARRY:]
-            return False
+            return
         cut = self._open_marker(window, space)
         self._carry[message_id] = window[cut:][-_CARRY:]
         head = window[:cut]
         if self.may_name(head):  # a marker, or a versioned ref
             self._run.ahead.mentioned(head)
-        return cut < space
+
+    def ends_in_marker(self, text: str) -> bool:
+        """Whether `text` ends in a marker not closed yet (opened in its last `LONGEST`
+        characters)."""
+        start = max(0, len(text) - LONGEST)
+        for opener, closer in self._pairs:
+            at = text.rfind(opener, start)
+            if at != -1 and text.find(closer, at) == -1:
+                return True
+        return False
 
     def _open_marker(self, window: str, space: int) -> int:
         """Where the marker open at `space` starts (at most `LONGEST` characters before
@@ -105,7 +113,7 @@ class AnswerReader:
     next one until one holds a space outside a marker (the look-ahead hands on text up to
     such a space). Most deltas cost an append; the answer is still read once, in order."""
 
-    __slots__ = ("_ahead", "_hot", "_message_id", "_parts", "_pending")
+    __slots__ = ("_ahead", "_hot", "_message_id", "_parts", "_pending", "_tail")
 
     def __init__(self, ahead: ReadAhead, message_id: str, parts: list[str]) -> None:
         self._ahead = ahead
@@ -113,6 +121,7 @@ class AnswerReader:
         self._parts = parts
         self._pending: list[str] = []  # deltas appended and not yet read ahead
         self._hot = False  # a delta that may name a source is read; its word is not ended
+        self._tail = ""  # the end of the text read, as long as a marker may be
 
     def append(self, delta: str, /) -> None:
         self._parts.append(delta)
@@ -122,13 +131,14 @@ class AnswerReader:
         """A delta appended to the message's text (by `append`, or by the run)."""
         self._pending.append(delta)
         if self._hot or self._ahead.may_name(delta):
-            open_marker = self.read()
-            self._hot = open_marker or (" " not in delta and "\n" not in delta)
+            self.read()
+            ended = " " in delta or "\n" in delta
+            self._hot = not ended or self._ahead.ends_in_marker(self._tail)
 
-    def read(self) -> bool:
-        """Hand the look-ahead every delta not read yet; True if a marker is left open."""
-        if not self._pending:
-            return False
-        text = "".join(self._pending)
-        self._pending.clear()
-        return self._ahead.read(self._message_id, text)
+    def read(self) -> None:
+        """Hand the look-ahead every delta not read yet."""
+        if self._pending:
+            text = "".join(self._pending)
+            self._pending.clear()
+            self._tail = (self._tail + text)[-LONGEST:]
+            self._ahead.read(self._message_id, text)
