@@ -29,7 +29,16 @@ class ReadAhead:
     it may name a source. `settle` hands the run the deltas appended on the fast path (an
     answer that began before the look-ahead is read from its start)."""
 
-    __slots__ = ("_carry", "_pairs", "_prose", "_readers", "_run", "_settle", "_starts")
+    __slots__ = (
+        "_carry",
+        "_openers",
+        "_pairs",
+        "_prose",
+        "_readers",
+        "_run",
+        "_settle",
+        "_starts",
+    )
 
     def __init__(self, run: CitationRun, settle: Callable[[], None]) -> None:
         self._run = run
@@ -37,7 +46,8 @@ class ReadAhead:
         styles = run.marker_styles
         #: What may start a source's mention (a marker of any style, or a ref's `#`), and
         #: the opener and closer of each style's markers.
-        self._starts = (*dict.fromkeys(style.opener for style in styles), "#")
+        self._openers = "".join(dict.fromkeys(style.opener for style in styles))
+        self._starts = (*self._openers, "#")
         self._pairs = tuple(dict.fromkeys((style.opener, style.closer) for style in styles))
         self._carry: dict[str, str] = {}  # message id -> its text since its last space
         self._prose: dict[str, Prose] = {}  # message id -> its text read as it streams
@@ -58,7 +68,7 @@ class ReadAhead:
         """Hand the run each stretch of an answer that ends at a space outside a marker."""
         prose = self._prose.get(message_id)
         if prose is None:  # read from the answer's start, if it began before the look-ahead
-            prose = self._prose[message_id] = Prose()
+            prose = self._prose[message_id] = Prose(self._openers)
             self._settle()
             delta = self._run.messages.text(message_id)
         delta = prose.feed(delta)

@@ -151,3 +151,19 @@ async def test_a_marker_split_over_deltas_is_looked_up_before_the_answer_ends(de
     [value] = citation_events(await collect(stream))
     assert sorted(calls) == sorted([(ref(A), False), (ref(B), False)])
     assert [c["record"] for c in value["citations"]] == [A, B]
+
+
+async def test_a_full_width_marker_in_code_split_over_deltas_is_never_looked_up():
+    calls: list[tuple[str, bool]] = []
+    ended: list[bool] = []
+
+    async def lookup(node_ref: str) -> dict[str, Any] | None:
+        calls.append((node_ref, bool(ended)))
+        return {ref(A): A, ref(B): B}.get(node_ref)
+
+    search = tool_call("c1", "moca_search", {"query": "q", "results": [compact(A), compact(B)]})
+    deltas = ["Per \u30101\u3011:\n```\nrows", "\u30102\u3011 = 2 ", "and more\n```\nDone."]
+    stream = moca_agui.cite(_slowly(run(search, message("m1", *deltas)), ended), lookup=lookup)
+    [value] = citation_events(await collect(stream))
+    assert calls == [(ref(A), False)]
+    assert value["citations"] == cited("\u30101\u3011", A)
