@@ -124,19 +124,25 @@ def find_markers(
     if not markers:
         return
     styles = builtin_styles() if styles is None else styles
+    after = 0  # the end of the last marker that named an entry: none is inside it
     for start, end in visible_markers(text, styles):
+        if start < after:
+            continue
         marker = text[start:end]
         ref = markers.get(marker)
         if ref is not None:
+            after = end
             yield Mention(start, end, ref, marker)
             continue
         for key in named_markers(marker, markers, styles):
+            after = end
             yield Mention(start, end, markers[key], marker, key)
 
 
 def visible_markers(text: str, styles: Sequence[MarkerStyle]) -> Iterator[tuple[int, int]]:
     """(start, end) of each text of `text` that may be a marker of one of `styles`, in
-    order, where CommonMark shows it as text (not in code, a link or a comment)."""
+    order (at one start, the longest first; one may hold another: `【see [1]】`), where
+    CommonMark shows it as text (not in code, a link or a comment)."""
     candidates = _candidates(text, styles)
     if not candidates:
         return
@@ -203,9 +209,9 @@ def _expanded(marker: str, low: int, high: int, markers: Mapping[str, str]) -> r
 
 
 def _candidates(text: str, styles: Sequence[MarkerStyle]) -> list[tuple[int, int]]:
-    """(start, end) of what any style's pattern matches, in order, none overlapping an
-    earlier one (at one start, the longest)."""
-    found = sorted(
+    """(start, end) of what any style's pattern matches, each once, in order (at one
+    start, the longest first)."""
+    return sorted(
         {
             match.span()
             for style in styles
@@ -214,13 +220,6 @@ def _candidates(text: str, styles: Sequence[MarkerStyle]) -> list[tuple[int, int
         },
         key=_earliest_longest,
     )
-    candidates: list[tuple[int, int]] = []
-    end = 0
-    for span in found:
-        if span[0] >= end:
-            candidates.append(span)
-            end = span[1]
-    return candidates
 
 
 def _earliest_longest(span: tuple[int, int]) -> tuple[int, int]:
