@@ -6,6 +6,7 @@ import functools
 import importlib.metadata
 import logging
 import os
+import re
 
 import pluggy
 
@@ -61,4 +62,23 @@ def marker_styles() -> tuple[MarkerStyle, ...]:
     except Exception:
         logger.exception("moca_agui: a plugin failed in moca_marker_styles")
         return tuple(builtin.moca_marker_styles())
-    return tuple(dict.fromkeys(style for styles in answers if styles for style in styles))
+    styles: list[MarkerStyle] = []
+    for answer in answers:
+        for style in answer or ():
+            if _is_style(style):
+                if not any(style is known for known in styles):
+                    styles.append(style)
+            else:
+                logger.warning("moca_agui: skipped a marker style that is none: %.80r", style)
+    return tuple(styles)
+
+
+def _is_style(style: object) -> bool:
+    """Whether `style` has what a `MarkerStyle` has: one-character opener and closer, a
+    compiled pattern and `items`."""
+    ends = (getattr(style, "opener", None), getattr(style, "closer", None))
+    return (
+        all(isinstance(end, str) and len(end) == 1 for end in ends)
+        and isinstance(getattr(style, "pattern", None), re.Pattern)
+        and callable(getattr(style, "items", None))
+    )

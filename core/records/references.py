@@ -18,7 +18,7 @@ from collections.abc import Set as AbstractSet
 from typing import NamedTuple
 
 from ..markers import MarkerStyle, builtin_styles
-from ..markers.style import MAX_RANGE, canonical
+from ..markers.style import MAX_RANGE, Item, canonical
 from .code import Hidden, hidden_ranges, normal_label
 
 __all__ = [
@@ -173,7 +173,7 @@ def named_markers(
 ) -> list[str]:
     """The markers of `markers` (`[n]`) the numbers in `marker` name, in the order written
     (a range's ascending), each once; what names nothing is logged (debug)."""
-    items = next((i for style in styles if (i := style.items(marker)) is not None), None)
+    items = _items(marker, styles)
     if items is None:
         if any(char.isdigit() for char in marker):
             logger.debug("moca_agui: left out marker %.80s: it names no node of this run", marker)
@@ -192,6 +192,29 @@ def named_markers(
                 logger.debug("moca_agui: left out %s of %s: it names no node of this run",
                              number, marker)  # fmt: skip
     return list(named)
+
+
+def _items(marker: str, styles: Sequence[MarkerStyle]) -> tuple[Item, ...] | None:
+    """What the first style that reads `marker` says it names; a style that fails or
+    answers what is no number nor range is logged and skipped."""
+    for style in styles:
+        try:
+            items = style.items(marker)
+        except Exception:
+            logger.exception("moca_agui: a marker style failed to read %.80r", marker)
+            continue
+        if items is None:
+            continue
+        if isinstance(items, tuple) and all(map(_is_item, items)):
+            return items
+        logger.warning("moca_agui: a marker style read %.80r as %.80r: skipped", marker, items)
+    return None
+
+
+def _is_item(item: object) -> bool:
+    if isinstance(item, tuple):
+        return len(item) == 2 and all(type(end) is int for end in item)
+    return type(item) is int
 
 
 def _expanded(marker: str, low: int, high: int, markers: Mapping[str, str]) -> range:
