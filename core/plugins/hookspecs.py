@@ -161,7 +161,9 @@ def moca_find_references(
     Called once per assistant message with text, with the refs this run captured (a
     set-like view in first-capture order: `ref in refs` is cheap) and the marker table.
     Each `Mention(start, end, ref, marker)` names a ref; mentions of refs not in `refs`
-    are left out by the caller whatever a plugin says.
+    are left out by the caller whatever a plugin says. `marker` is the marker's text as
+    written; where that is not a key of `markers` (`[1, 2]` names `[1]` and `[2]`), the
+    mention's `key` is the key it names, and the citation still carries `marker`.
 
     All answers are merged: citations follow the first mention of each entry (a marker
     names the entry the table maps it to; a ref names the entry a versioned ref cites).
