@@ -59,4 +59,11 @@ def moca_find_references(
 ) -> list[Mention]:
     from .manager import marker_styles  # the manager registers this module
 
-    return [*find_refs(text, refs), *find_markers(text, markers, marker_styles())]
+    return references(text, refs, markers, marker_styles())
+
+
+def references(
+    text: str, refs: AbstractSet[str], markers: Mapping[str, str], styles: Sequence[MarkerStyle]
+) -> list[Mention]:
+    """The built-in `moca_find_references`, reading the marker `styles` a run asked for once."""
+    return [*find_refs(text, refs), *find_markers(text, markers, styles)]

@@ -115,7 +115,7 @@ class Hooks:
     ) -> list[Mention]:
         """Every plugin's mentions in `text`, in the order they stand."""
         if self._builtin_references:
-            found = builtin.moca_find_references(text, refs, markers)
+            found = builtin.references(text, refs, markers, self.marker_styles)
         else:
             found = [
                 mention
