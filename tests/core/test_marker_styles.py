@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
@@ -13,6 +14,8 @@ import pytest
 from ag_ui.core import BaseEvent, TextMessageEndEvent
 
 import moca_agui
+import moca_agui.adapter
+from moca_agui.plugins import get_plugin_manager
 from streams import message, run, source, tool_call
 from support import citation_events, collect, compact, record, ref
 
@@ -167,3 +170,45 @@ async def test_a_full_width_marker_in_code_split_over_deltas_is_never_looked_up(
     [value] = citation_events(await collect(stream))
     assert calls == [(ref(A), False)]
     assert value["citations"] == cited("\u30101\u3011", A)
+
+
+class _Braced:
+    """A third-party style: `{2}`."""
+
+    opener, closer = "{", "}"
+    pattern = re.compile(r"\{[0-9]{1,9}\}")
+
+    def items(self, marker: str) -> tuple[int, ...] | None:
+        return (int(marker[1:-1]),) if marker[1:-1].isdigit() else None
+
+
+class _BracedPlugin:
+    @moca_agui.adapter.hookimpl
+    def moca_marker_styles(self) -> list[_Braced]:
+        return [_Braced()]
+
+
+async def test_a_plugins_style_is_read_in_the_answer_and_ahead():
+    manager = get_plugin_manager()
+    plugin = _BracedPlugin()
+    manager.register(plugin, name="braced-style")
+    try:
+        assert await citations("See {2} and `{1}`, then [1].") == [
+            *cited("{2}", B),
+            *cited("[1]", A),
+        ]
+        calls: list[tuple[str, bool]] = []
+        ended: list[bool] = []
+
+        async def lookup(node_ref: str) -> dict[str, Any] | None:
+            calls.append((node_ref, bool(ended)))
+            return {ref(A): A, ref(B): B}.get(node_ref)
+
+        search = tool_call("c1", "moca_search", {"query": "q", "results": [compact(B)]})
+        deltas = ["Per {", "1} ", "and more ", "words."]
+        stream = moca_agui.cite(_slowly(run(search, message("m1", *deltas)), ended), lookup=lookup)
+        [value] = citation_events(await collect(stream))
+    finally:
+        manager.unregister(plugin)
+    assert value["citations"] == cited("{1}", B)
+    assert calls == [(ref(B), False)]  # looked up while the answer streamed
