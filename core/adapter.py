@@ -14,6 +14,7 @@ framework's run id in a `RunRegistry` its citing object holds (by the framework'
 object in a `RunObjectRegistry`, where its hooks reach no run id).
 """
 
+from .markers import MarkerStyle
 from .plugins.declared import Adapter
 from .plugins.hookspecs import hookimpl
 from .plugins.imported import instance_of, instance_or_subclass_of, subclass_of
@@ -48,6 +49,7 @@ __all__ = [
     "CompactResult",
     "Entry",
     "InvalidRecord",
+    "MarkerStyle",
     "Mention",
     "ReaderItem",
     "RunFeed",

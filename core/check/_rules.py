@@ -9,7 +9,7 @@ from typing import Any
 
 from ..client import ClientCitation, read_value, wire_event
 from ..options import DEFAULT_READER_TOOLS, CitationOptions
-from ..records.references import find_markers, find_refs
+from ..records.references import find_refs, visible_markers
 from ..run.hooks import Hooks
 from ._findings import Finding, Findings
 from ._reading import Message, Run, StreamReading
@@ -178,10 +178,17 @@ class _Judge:
 
     def _order(self, index: int, text: str, citations: Sequence[ClientCitation]) -> None:
         refs = {c.ref for c in citations}
-        markers = {c.marker: c.ref for c in citations if c.marker}
+        by_marker: dict[str, list[str]] = {}  # a group's marker is each of its entries'
+        for citation in citations:
+            if citation.marker:
+                by_marker.setdefault(citation.marker, []).append(citation.ref)
         first: dict[str, int] = {}
-        for mention in [*find_refs(text, refs), *find_markers(text, markers)]:
-            first[mention.ref] = min(first.get(mention.ref, mention.start), mention.start)
+        for mention in find_refs(text, refs):
+            first.setdefault(mention.ref, mention.start)
+        if by_marker:
+            for at, end in visible_markers(text, self._hooks.marker_styles):
+                for ref in by_marker.get(text[at:end], ()):
+                    first[ref] = min(first.get(ref, at), at)
         last_position, last = -1, ""
         for position, citation in enumerate(citations):
             where = f"citations[{position}] ({citation.ref})"

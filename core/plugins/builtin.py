@@ -9,10 +9,11 @@ from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import Any
 
+from ..markers import MarkerStyle, builtin_styles
+from ..markers.style import canonical
 from ..options import CitationOptions
 from ..records.entry import Entry
 from ..records.extract import ReaderItem, reader_items
-from ..records.numbering import numbered_marker
 from ..records.references import Mention, find_markers, find_refs
 from .hookspecs import hookimpl
 from .numbered import numbered_function
@@ -44,11 +45,25 @@ def moca_reader_items(tool_name: str, result: object, options: CitationOptions) 
 def moca_marker_table(entries: Sequence[Entry], shown: Mapping[Entry, str]) -> Mapping[str, Entry]:
     if shown:  # the numbers the model read beside each result
         return {marker: entry for entry, marker in shown.items()}
-    return {numbered_marker(number): entry for number, entry in enumerate(entries, start=1)}
+    return {canonical(number): entry for number, entry in enumerate(entries, start=1)}
+
+
+@hookimpl(trylast=True)
+def moca_marker_styles() -> Sequence[MarkerStyle]:
+    return builtin_styles()
 
 
 @hookimpl
 def moca_find_references(
     text: str, refs: AbstractSet[str], markers: Mapping[str, str]
 ) -> list[Mention]:
-    return [*find_refs(text, refs), *find_markers(text, markers)]
+    from .manager import marker_styles  # the manager registers this module
+
+    return references(text, refs, markers, marker_styles())
+
+
+def references(
+    text: str, refs: AbstractSet[str], markers: Mapping[str, str], styles: Sequence[MarkerStyle]
+) -> list[Mention]:
+    """The built-in `moca_find_references`, reading the marker `styles` a run asked for once."""
+    return [*find_refs(text, refs), *find_markers(text, markers, styles)]

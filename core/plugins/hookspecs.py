@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
+    from ..markers import MarkerStyle
     from ..options import CitationOptions
     from ..records.entry import Entry
     from ..records.extract import ReaderItem
@@ -136,6 +137,22 @@ def moca_marker_table(
 
 
 @hookspec
+def moca_marker_styles() -> Sequence[MarkerStyle] | None:
+    """Return the marker styles this plugin reads, e.g. `[1, 2]` or `[^1]`.
+
+    Called once per run (and by `moca-agui check`), before any answer is read. Each
+    `moca_agui.adapter.MarkerStyle` says what text may be a marker of it (its `pattern`,
+    at most 64 characters, beginning with its `opener`) and which numbers a marker names
+    (`items`); the number n names what the marker table gives `[n]`. The run reads every
+    style in the answer (where CommonMark shows text), in the look-ahead and the final
+    read, and `moca-agui check` does too.
+
+    Not firstresult: the styles of every plugin are read; the built-in plugin gives one
+    style for each module of `moca_agui.markers`.
+    """
+
+
+@hookspec
 def moca_find_references(
     text: str, refs: AbstractSet[str], markers: Mapping[str, str]
 ) -> list[Mention] | None:
@@ -144,7 +161,9 @@ def moca_find_references(
     Called once per assistant message with text, with the refs this run captured (a
     set-like view in first-capture order: `ref in refs` is cheap) and the marker table.
     Each `Mention(start, end, ref, marker)` names a ref; mentions of refs not in `refs`
-    are left out by the caller whatever a plugin says.
+    are left out by the caller whatever a plugin says. `marker` is the marker's text as
+    written; where that is not a key of `markers` (`[1, 2]` names `[1]` and `[2]`), the
+    mention's `key` is the key it names, and the citation still carries `marker`.
 
     All answers are merged: citations follow the first mention of each entry (a marker
     names the entry the table maps it to; a ref names the entry a versioned ref cites).

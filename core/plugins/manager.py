@@ -6,13 +6,15 @@ import functools
 import importlib.metadata
 import logging
 import os
+import re
 
 import pluggy
 
+from ..markers import MarkerStyle
 from . import builtin, hookspecs
 from .hookspecs import hookimpl
 
-__all__ = ["AUTOLOAD_ENV", "get_plugin_manager", "hookimpl"]
+__all__ = ["AUTOLOAD_ENV", "get_plugin_manager", "hookimpl", "marker_styles"]
 
 logger = logging.getLogger("moca_agui")
 
@@ -50,3 +52,33 @@ def get_plugin_manager() -> pluggy.PluginManager:
         manager.register(plugin, name=entry_point.name)
     manager.check_pending()
     return manager
+
+
+def marker_styles() -> tuple[MarkerStyle, ...]:
+    """Every plugin's marker styles (`moca_marker_styles`), each once; the built-in ones
+    alone if a plugin fails (logged)."""
+    try:
+        answers = get_plugin_manager().hook.moca_marker_styles()
+    except Exception:
+        logger.exception("moca_agui: a plugin failed in moca_marker_styles")
+        return tuple(builtin.moca_marker_styles())
+    styles: list[MarkerStyle] = []
+    for answer in answers:
+        for style in answer or ():
+            if _is_style(style):
+                if not any(style is known for known in styles):
+                    styles.append(style)
+            else:
+                logger.warning("moca_agui: skipped a marker style that is none: %.80r", style)
+    return tuple(styles)
+
+
+def _is_style(style: object) -> bool:
+    """Whether `style` has what a `MarkerStyle` has: one-character opener and closer, a
+    compiled pattern and `items`."""
+    ends = (getattr(style, "opener", None), getattr(style, "closer", None))
+    return (
+        all(isinstance(end, str) and len(end) == 1 for end in ends)
+        and isinstance(getattr(style, "pattern", None), re.Pattern)
+        and callable(getattr(style, "items", None))
+    )

@@ -13,13 +13,22 @@ import bisect
 import logging
 import re
 import unicodedata
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import NamedTuple
 
+from ..markers import MarkerStyle, builtin_styles
+from ..markers.style import MAX_RANGE, Item, canonical
 from .code import Hidden, hidden_ranges, normal_label
 
-__all__ = ["KnownRefs", "Mention", "find_markers", "find_refs"]
+__all__ = [
+    "KnownRefs",
+    "Mention",
+    "find_markers",
+    "find_refs",
+    "named_markers",
+    "visible_markers",
+]
 
 logger = logging.getLogger("moca_agui")
 
@@ -31,7 +40,6 @@ _DELIMITERS = r"\s<>()\[\]{}\"'`|" + (
     "\u300c\u300d\u300e\u300f\u3010\u3011\u3008\u3009\u300a\u300b\u3014\u3015"  # CJK brackets
 )
 _RUN = re.compile(rf"[^{_DELIMITERS}]*")  # the run of non-delimiters at a position
-_MARKER = re.compile(r"\[[^\[\]\s]{1,32}\]")
 _LABEL = re.compile(r"\[([^\[\]]{0,999})\]")
 #: A URI autolink, `<https://...>`: no marker is in it.
 _AUTOLINK = re.compile(r"<[A-Za-z][A-Za-z0-9+.\-]{1,31}:[^\s<>]*>")
@@ -52,6 +60,9 @@ class Mention(NamedTuple):
     end: int
     ref: str
     marker: str | None = None
+    #: The marker of the marker table the mention names, where `marker` (as written, e.g.
+    #: `[1, 2]`) is not it (`[1]`); None: `marker` itself.
+    key: str | None = None
 
 
 class KnownRefs(AbstractSet[str]):
@@ -99,38 +110,143 @@ def _ref_tokens(text: str) -> Iterator[tuple[int, int]]:
         yield start, end
 
 
-def find_markers(text: str, markers: Mapping[str, str]) -> Iterator[Mention]:
+def find_markers(
+    text: str, markers: Mapping[str, str], styles: Sequence[MarkerStyle] | None = None
+) -> Iterator[Mention]:
     """Mentions of the markers in `markers` (marker text -> ref), e.g. `[1]`, where
-    CommonMark shows them as text. None in code (`xs[2]` is an index, not a pointer to a
+    CommonMark shows them as text, written in any of the marker `styles` (the built-in
+    ones by default). A marker whose whole text `markers` holds names its ref; else each
+    number its style reads in it names the ref of `[n]` (`[1, 2]`, `[1-3]`, `[^1]`,
+    `【1】`), the mention's `key`. None in code (`xs[2]` is an index, not a pointer to a
     source) nor in a link: `[1](https://...)`, `[see [1]](https://...)`, `[1][docs]`, `[1]`
     where the answer defines the link label `[1]: https://...` (`code.hidden_ranges`), and
     an autolink `<https://...>`; nor in an HTML comment."""
     if not markers:
         return
-    hidden, labels = hidden_ranges(text)
-    autolinks = [Hidden(*link.span()) for link in _AUTOLINK.finditer(text)] if "<" in text else []
-    link_texts = _link_texts(text, labels) if "](" in text else []
-    comments = _comments(text) if "<!--" in text else []
-    for match in _MARKER.finditer(text):
-        if hidden and _in_code(match.start(), hidden):
+    styles = builtin_styles() if styles is None else styles
+    after = 0  # the end of the last marker that named an entry: none is inside it
+    for start, end in visible_markers(text, styles):
+        if start < after:
             continue
-        if (autolinks and _in_code(match.start(), autolinks)) or (
-            link_texts and _in_code(match.start(), link_texts)
-        ):
-            logger.debug("moca_agui: left out %s: in a link", match.group())
-            continue
-        if comments and _in_code(match.start(), comments):
-            logger.debug("moca_agui: left out %s: in an HTML comment", match.group())
-            continue
-        marker = match.group()
-        if _is_link(text, match.end(), marker, labels):
-            logger.debug("moca_agui: left out %s: a markdown link, not a marker", marker)
-            continue
+        marker = text[start:end]
         ref = markers.get(marker)
         if ref is not None:
-            yield Mention(*match.span(), ref, marker)
-        elif marker[1:-1].isdigit():
-            logger.debug("moca_agui: left out marker %s: it names no node of this run", marker)
+            after = end
+            yield Mention(start, end, ref, marker)
+            continue
+        for key in named_markers(marker, markers, styles):
+            after = end
+            yield Mention(start, end, markers[key], marker, key)
+
+
+def visible_markers(text: str, styles: Sequence[MarkerStyle]) -> Iterator[tuple[int, int]]:
+    """(start, end) of each text of `text` that may be a marker of one of `styles`, in
+    order (at one start, the longest first; one may hold another: `【see [1]】`), where
+    CommonMark shows it as text (not in code, a link or a comment)."""
+    candidates = _candidates(text, styles)
+    if not candidates:
+        return
+    hidden, labels = hidden_ranges(text)
+    autolinks = [Hidden(*link.span()) for link in _AUTOLINK.finditer(text)] if "<" in text else []
+    link_texts = _link_texts(text, labels, candidates) if "](" in text else []
+    comments = _comments(text) if "<!--" in text else []
+    for start, end in candidates:
+        marker = text[start:end]
+        if hidden and _in_code(start, hidden):
+            continue
+        if (autolinks and _in_code(start, autolinks)) or (
+            link_texts and _in_code(start, link_texts)
+        ):
+            logger.debug("moca_agui: left out %s: in a link", marker)
+            continue
+        if comments and _in_code(start, comments):
+            logger.debug("moca_agui: left out %s: in an HTML comment", marker)
+            continue
+        if marker.startswith("[") and _is_link(text, end, marker, labels):
+            logger.debug("moca_agui: left out %s: a markdown link, not a marker", marker)
+            continue
+        yield start, end
+
+
+def named_markers(
+    marker: str, markers: Mapping[str, str], styles: Sequence[MarkerStyle]
+) -> list[str]:
+    """The markers of `markers` (`[n]`) the numbers in `marker` name, in the order written
+    (a range's ascending), each once; what names nothing is logged (debug)."""
+    items = _items(marker, styles)
+    if items is None:
+        if any(char.isdigit() for char in marker):
+            logger.debug("moca_agui: left out marker %.80s: it names no node of this run", marker)
+        return []
+    named: dict[str, None] = {}
+    for item in items:
+        if isinstance(item, int):
+            numbers: range | tuple[int] = (item,)
+        else:
+            numbers = _expanded(marker, *item, markers)
+        for number in numbers:
+            key = canonical(number)
+            if key in markers:
+                named[key] = None
+            else:
+                logger.debug("moca_agui: left out %s of %s: it names no node of this run",
+                             number, marker)  # fmt: skip
+    return list(named)
+
+
+def _items(marker: str, styles: Sequence[MarkerStyle]) -> tuple[Item, ...] | None:
+    """What the first style that reads `marker` says it names; a style that fails or
+    answers what is no number nor range is logged and skipped."""
+    for style in styles:
+        try:
+            items = style.items(marker)
+        except Exception:
+            logger.exception("moca_agui: a marker style failed to read %.80r", marker)
+            continue
+        if items is None:
+            continue
+        if isinstance(items, tuple) and all(map(_is_item, items)):
+            return items
+        logger.warning("moca_agui: a marker style read %.80r as %.80r: skipped", marker, items)
+    return None
+
+
+def _is_item(item: object) -> bool:
+    if isinstance(item, tuple):
+        return len(item) == 2 and all(type(end) is int for end in item)
+    return type(item) is int
+
+
+def _expanded(marker: str, low: int, high: int, markers: Mapping[str, str]) -> range:
+    """The numbers of the range `low`-`high` in `marker`: none unless it goes up, holds at
+    most `MAX_RANGE` numbers and both its ends name a node of this run (logged)."""
+    if low >= high or high - low + 1 > MAX_RANGE:
+        logger.debug("moca_agui: left out %s-%s of %s: a range is %s to %s numbers upwards",
+                     low, high, marker, 2, MAX_RANGE)  # fmt: skip
+        return range(0)
+    if canonical(low) not in markers or canonical(high) not in markers:
+        logger.debug("moca_agui: left out %s-%s of %s: an end names no node of this run",
+                     low, high, marker)  # fmt: skip
+        return range(0)
+    return range(low, high + 1)
+
+
+def _candidates(text: str, styles: Sequence[MarkerStyle]) -> list[tuple[int, int]]:
+    """(start, end) of what any style's pattern matches, each once, in order (at one
+    start, the longest first)."""
+    return sorted(
+        {
+            match.span()
+            for style in styles
+            if style.opener in text
+            for match in style.pattern.finditer(text)
+        },
+        key=_earliest_longest,
+    )
+
+
+def _earliest_longest(span: tuple[int, int]) -> tuple[int, int]:
+    return span[0], -span[1]
 
 
 def _comments(text: str) -> list[Hidden]:
@@ -146,18 +262,18 @@ def _comments(text: str) -> list[Hidden]:
     return comments
 
 
-def _link_texts(text: str, labels: set[str]) -> list[Hidden]:
+def _link_texts(text: str, labels: set[str], candidates: list[tuple[int, int]]) -> list[Hidden]:
     """The runs of markers that are in a link's text, `[see [1] and [2]](https://...)`: from
     a marker on, over text and bracketed words, up to a `](`, unless a link is among them
     (a link's text holds no link: the outer brackets are text then). Each run is read once."""
     runs: list[Hidden] = []
     end = 0
-    for match in _MARKER.finditer(text):
-        if match.start() < end:
-            continue  # in the run read last
-        end = _LINK_TEXT.match(text, match.end()).end()  # type: ignore[union-attr]
-        if text.startswith("](", end) and not _holds_link(text[match.start() : end], labels):
-            runs.append(Hidden(match.start(), end))
+    for start, after in candidates:
+        if start < end or not text.startswith("[", start):
+            continue  # in the run read last, or no bracket
+        end = _LINK_TEXT.match(text, after).end()  # type: ignore[union-attr]
+        if text.startswith("](", end) and not _holds_link(text[start:end], labels):
+            runs.append(Hidden(start, end))
     return runs
 
 

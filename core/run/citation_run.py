@@ -14,6 +14,7 @@ import logging
 from collections.abc import Callable, Iterable
 
 from ..context import ACTIVE_RUN
+from ..markers import MarkerStyle
 from ..options import CitationOptions
 from .ahead import LookAhead
 from .checks import Checks
@@ -80,6 +81,11 @@ class CitationRun:
             run.thread_unreadable("an earlier run in this stream named sources")
         run._ledger.after(self._ledger.order())  # the same emitter: its calls' order as known
         return run
+
+    @property
+    def marker_styles(self) -> tuple[MarkerStyle, ...]:
+        """Every style of marker this run reads (`moca_marker_styles`)."""
+        return self._hooks.marker_styles
 
     def is_reader_tool(self, tool_name: str) -> bool:
         """Whether results of `tool_name` are Reader results (asked once per name)."""

@@ -7,8 +7,10 @@ from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import Any
 
+from ..markers import MarkerStyle
 from ..options import CitationOptions
 from ..plugins import builtin, get_plugin_manager
+from ..plugins.manager import marker_styles
 from ..records.entry import Entry
 from ..records.extract import ReaderItem
 from ..records.references import Mention
@@ -47,6 +49,7 @@ class Hooks:
         "_options",
         "_reader_tools",
         "builtin_marker_table",
+        "marker_styles",
     )
 
     def __init__(self, options: CitationOptions) -> None:
@@ -59,6 +62,8 @@ class Hooks:
         #: Whether only the built-in plugin finds references: it is then called directly
         #: (the look-ahead asks once for each stretch of an answer naming a source).
         self._builtin_references = _builtin_only(self._hook.moca_find_references)
+        #: Every style of marker the answers are read in (`moca_marker_styles`).
+        self.marker_styles: tuple[MarkerStyle, ...] = marker_styles()
 
     def is_reader_tool(self, tool_name: str) -> bool:
         """Whether results of `tool_name` are Reader results (asked once per name)."""
@@ -110,7 +115,7 @@ class Hooks:
     ) -> list[Mention]:
         """Every plugin's mentions in `text`, in the order they stand."""
         if self._builtin_references:
-            found = builtin.moca_find_references(text, refs, markers)
+            found = builtin.references(text, refs, markers, self.marker_styles)
         else:
             found = [
                 mention

@@ -33,8 +33,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from ..markers.numbered import marker_number
+from ..markers.style import canonical
 from ..records.entry import Entry
-from ..records.numbering import marker_number, numbered_marker
 from ..records.order import CallOrder, Turn, TurnOrder, unsure
 from ..records.references import KnownRefs
 
@@ -317,7 +318,7 @@ class Ledger:
             self._showed = self._showed or bool(entries)
             for entry in entries:
                 if entry not in self._shown:
-                    self._show(entry, numbered_marker(self._next))
+                    self._show(entry, canonical(self._next))
                     self._next += 1
             self.version += 1
             return [self._shown[entry] for entry in entries]

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
+from ..markers.numbered import marker_number
+from ..markers.style import canonical
 from ..records.entry import Entry
-from ..records.numbering import marker_number, numbered_marker
 from .hooks import Hooks
 from .ledger import Ledger
 
@@ -87,7 +88,7 @@ class MarkerTable:
                     once.add(marker)
                     yield marker
         else:
-            yield from (numbered_marker(n) for n in range(1, len(self._ledger.entries()) + 1))
+            yield from (canonical(n) for n in range(1, len(self._ledger.entries()) + 1))
 
 
 class _Refs(Mapping[str, str]):

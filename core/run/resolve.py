@@ -73,7 +73,9 @@ class Resolver:
         table, nodes = self._tables()
         first: dict[Entry, tuple[Seen, str | None]] = {}  # in order of first mention
         if report:
-            for marker in dict.fromkeys(m.marker for m in find_markers(text, table.unsure)):
+            for marker in dict.fromkeys(
+                m.marker for m in find_markers(text, table.unsure, self._hooks.marker_styles)
+            ):
                 logger.warning(
                     "moca_agui: left out the marker %s: %s, so which source the model "
                     "numbered so is not known; numbered tools (moca_agui.numbered) show the "
@@ -86,7 +88,8 @@ class Resolver:
                 logger.debug("moca_agui: left out %.200r: not returned in this run", mention.ref)
                 continue
             marker = as_marker(mention.marker)
-            entry = table.entry(marker) if marker is not None else None
+            key = as_marker(mention.key) or marker  # `[1]` for `[1, 2]`
+            entry = table.entry(key) if key is not None else None
             seen = self._ledger.seen(entry) if entry is not None else None
             if seen is None or entry is None or entry.ref != mention.ref:
                 seen = nodes.named(mention.ref)

@@ -26,11 +26,16 @@ class Prose:
         "_line",
         "_line_length",
         "_line_start",
+        "_not_markup",
         "_read",
         "_scanner",
     )
 
-    def __init__(self) -> None:
+    def __init__(self, openers: str) -> None:
+        """`openers`: the characters a marker may start with (none is handed on in code)."""
+        #: Markers' openers, backticks and tildes: code handed on holds no marker and opens
+        #: no code.
+        self._not_markup = str.maketrans(dict.fromkeys(f"{openers}`~", " "))
         self._scanner = CodeScanner()
         self._hidden = 0  # how many of the scanner's hidden ranges were handed past
         self._held: list[str] = []  # the answer from `_held_from` to `_held_to`, not returned
@@ -102,7 +107,8 @@ class Prose:
             start, end = hidden[self._hidden]
             if start > at:
                 pieces.append(held[at - base : start - base])
-            pieces.append(_as_refs(held[max(at, start) - base : end - base]))
+            code = held[max(at, start) - base : end - base]
+            pieces.append(_as_refs(code, self._not_markup))
             at = max(at, end)
             self._hidden += 1
         if settled > at:
@@ -112,11 +118,8 @@ class Prose:
         return "".join(pieces)
 
 
-#: Brackets, backticks and tildes: code handed on holds no marker and opens no code.
-_NOT_MARKUP = str.maketrans("[`~", "   ")
-
-
-def _as_refs(code: str) -> str:
+def _as_refs(code: str, not_markup: dict[int, str]) -> str:
     """`code` on a line of its own, as far as a ref in it can be found: no marker, no
-    indentation, nothing that opens code (a ref has no bracket or backtick)."""
-    return "\n" + " ".join(code.translate(_NOT_MARKUP).split()) + "\n"
+    indentation, nothing that opens code (`not_markup` blanks them: a ref has no bracket
+    or backtick)."""
+    return "\n" + " ".join(code.translate(not_markup).split()) + "\n"

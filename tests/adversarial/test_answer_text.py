@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable, Iterator, Set
+from collections.abc import Iterable, Iterator, Mapping, Set
 from typing import Any
 
 import pytest
 from ag_ui.core import EventType, TextMessageContentEvent, TextMessageStartEvent
 
-from moca_agui.records.references import find_refs
+from moca_agui.records.references import find_markers, find_refs
 from support import record, ref
 
 from .streams import (
@@ -123,3 +123,56 @@ async def test_a_malformed_text_delta_turns_citations_off_and_loses_nothing(
     assert_passed_through(events, out)
     assert cited_records(out) == []
     assert logged(caplog, logging.ERROR, "citations off for this run")
+
+
+class CountingMarkers(Mapping[str, str]):
+    """A marker table, counting the characters of every marker text looked up in it."""
+
+    def __init__(self, markers: dict[str, str]) -> None:
+        self._markers = markers
+        self.compared = 0
+
+    def __getitem__(self, marker: str) -> str:
+        self.compared += len(marker)
+        return self._markers[marker]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._markers)
+
+    def __len__(self) -> int:
+        return len(self._markers)
+
+
+MARKER_SHAPES = {
+    "open-group": "[1," + "1," * 32_768,
+    "open-groups": "[1,1" * 16_384,
+    "groups": "[1,1]" * 13_107,
+    "open-ranges": "[1-" * 21_845,
+    "full-width-openers": "\u3010" * 65_536,
+    "full-width-open": "\u30101\u2020" + "x" * 65_536,
+    "footnote-openers": "[^" * 32_768,
+    "brackets-then-link": "[1, 2]" * 10_922 + "](https://example.org)",
+}
+
+
+@pytest.mark.parametrize("name", MARKER_SHAPES)
+def test_finding_markers_stays_linear_in_the_text(name: str) -> None:
+    text = MARKER_SHAPES[name]
+    markers = CountingMarkers({"[1]": REF, "[2]": REF})
+    found = list(find_markers(text, markers))
+    assert len(found) <= len(text) // 5
+    assert markers.compared <= 4 * len(text) + 10_000
+
+
+@pytest.mark.parametrize("name", ["open-group", "full-width-openers", "footnote-openers"])
+async def test_hostile_markers_go_through_cite(caplog: pytest.LogCaptureFixture, name: str) -> None:
+    caplog.set_level(logging.INFO, logger="moca_agui")
+    text = MARKER_SHAPES[name] + " [1]."
+    events = run(
+        reader_call("call-1", json.dumps(REC)),
+        answer("answer-1", *(text[i : i + 4096] for i in range(0, len(text), 4096))),
+    )
+    out, peak = await cite_measured(events)
+    assert_passed_through(events, out)
+    assert cited_records(out) == [REC]
+    assert peak < 8 * len(text) + 4 * MB

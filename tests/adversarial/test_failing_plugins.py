@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -136,3 +137,53 @@ async def test_a_plugin_raising_in_moca_instrument_fails_at_setup_not_in_a_run(
         moca_agui.instrument(agent)
     out = await cite_all(stream)
     assert cited_records(out) == [A, B]
+
+
+class _RaisingStyle:
+    opener, closer = "[", "]"
+    pattern = re.compile(r"\[\^[0-9]\]")  # as the footnote style's, tried first
+
+    def items(self, marker: str) -> tuple[int, ...]:
+        raise Broken("a marker style's items failed")
+
+
+class _NoNumbersStyle(_RaisingStyle):
+    def items(self, marker: str) -> tuple[int, ...]:
+        return ("2",)  # type: ignore[return-value]
+
+
+class StylesPlugin:
+    """A third-party plugin answering `moca_marker_styles` with `styles`, or raising."""
+
+    def __init__(self, styles: list[object] | None) -> None:
+        self.styles = styles
+
+    @moca_agui.adapter.hookimpl(tryfirst=True)
+    def moca_marker_styles(self) -> list[object]:
+        if self.styles is None:
+            raise Broken("moca_marker_styles of a third-party plugin failed")
+        return self.styles
+
+
+@pytest.mark.parametrize(
+    "styles",
+    [None, [_RaisingStyle()], [_NoNumbersStyle()], ["[n]", object()]],
+    ids=["hook raises", "items raises", "items not numbers", "not styles"],
+)
+async def test_a_broken_marker_style_leaves_the_built_in_styles_citing(
+    caplog: pytest.LogCaptureFixture, styles: list[object] | None
+) -> None:
+    manager = get_plugin_manager()
+    plugin = StylesPlugin(styles)
+    manager.register(plugin, name="styles-plugin")
+    stream = run(
+        reader_call("call-1", json.dumps({"query": "q", "results": [A, B]}), "moca_search"),
+        answer("answer-1", "See [^2] and [1, 2]."),
+    )
+    try:
+        out = await cite_all(stream)
+    finally:
+        manager.unregister(plugin)
+    assert_passed_through(stream, out)
+    assert cited_records(out) == [B, A]
+    assert logged(caplog, logging.WARNING) or logged(caplog, logging.ERROR)

@@ -25,8 +25,12 @@ A, B, C = record("a.md"), record("b.md"), record("c.md")
 @pytest.mark.parametrize("case", CASES["cases"], ids=lambda case: case["name"])
 def test_the_shared_case_table(case: dict[str, Any]) -> None:
     markers = {marker: f"ref-{marker}" for marker in case["markers"]}
-    found = [[mention.marker, mention.start] for mention in find_markers(case["text"], markers)]
-    assert found == case["found"]
+    found: dict[tuple[str | None, int], list[str]] = {}  # each marker found -> what it opens
+    for mention in find_markers(case["text"], markers):
+        found.setdefault((mention.marker, mention.start), []).append(mention.ref)
+    assert [[marker, start] for marker, start in found] == case["found"]
+    opens = case.get("opens", [[marker] for marker, _ in case["found"]])
+    assert list(found.values()) == [[markers[key] for key in keys] for keys in opens]
 
 
 ANSWER = "\n".join(

@@ -203,7 +203,7 @@ def test_the_npm_package_places_markers_where_the_finder_finds_them(texts: list[
 def test_the_look_ahead_reads_as_text_what_the_finder_does(text: str, sizes: list[int]) -> None:
     """`Prose`, fed the answer in deltas of any sizes, hands on as text exactly the markers
     outside code that the whole answer has: a fence or span split over deltas never leaks."""
-    prose, handed, at = Prose(), [], 0
+    prose, handed, at = Prose("["), [], 0
     for size in itertools.cycle(sizes):
         if at >= len(text):
             break

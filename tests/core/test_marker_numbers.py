@@ -12,7 +12,8 @@ import pytest
 from ag_ui.core import BaseEvent, RunAgentInput
 
 import moca_agui
-from moca_agui.records.numbering import marker_number, numbered_marker
+from moca_agui.markers.numbered import marker_number
+from moca_agui.markers.style import canonical
 from streams import message, run_finished, run_started, tool_call
 from support import citation_events, collect, record, ref, run_input
 
@@ -27,7 +28,7 @@ A, C = record("a.md"), record("c.md")
 def test_a_marker_is_a_number_only_as_the_numbering_writes_it(marker: str, number: int | None):
     assert marker_number(marker) == number
     if number is not None:
-        assert numbered_marker(number) == marker
+        assert canonical(number) == marker
 
 
 def earlier_turn(marker: str) -> list[dict[str, Any]]:

@@ -48,9 +48,14 @@ def test_refs_are_matched_exactly_never_normalised_or_guessed():
 
 
 def test_markers_map_through_the_table_and_unknown_markers_are_left_out():
-    text = "A [1], B [2], link [label](x), footnote [^1], [3]"
+    text = "A [1], B [2], link [label](x), footnote [^1], [3], [2, 3]"
     found = list(find_markers(text, {"[1]": "r1", "[2]": "r2"}))
-    assert found == [Mention(2, 5, "r1", "[1]"), Mention(9, 12, "r2", "[2]")]
+    assert found == [
+        Mention(2, 5, "r1", "[1]"),
+        Mention(9, 12, "r2", "[2]"),
+        Mention(40, 44, "r1", "[^1]", "[1]"),  # a footnote names the number's entry
+        Mention(51, 57, "r2", "[2, 3]", "[2]"),  # a group each of its known numbers'
+    ]
 
 
 @pytest.mark.parametrize(
