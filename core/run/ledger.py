@@ -35,7 +35,7 @@ from typing import Any
 
 from ..records.entry import Entry
 from ..records.numbering import marker_number, numbered_marker
-from ..records.order import CallOrder, Turn, TurnOrder, unsure
+from ..records.order import NOT_ANNOUNCED, CallOrder, Turn, TurnOrder, unsure
 from ..records.references import KnownRefs
 
 __all__ = ["Entry", "Ledger", "Seen"]
@@ -131,6 +131,25 @@ class Ledger:
         the same (`TurnOrder.by_emitter`)."""
         with self._lock:
             self._turn.by_emitter(announced=announced)
+            self.version += 1
+
+    def results_announced(self) -> None:
+        """This run's results are announced by their tool and text, in the order the model
+        read them (`TurnOrder.results_announced`): its order is known only while every
+        Reader result of it was announced so."""
+        with self._lock:
+            self._turn.results_announced()
+            self.version += 1
+
+    @property
+    def by_result(self) -> bool:
+        """Whether this run's results are announced by their tool and text."""
+        return self._turn.by_result
+
+    def order_not_known(self, why: str) -> None:
+        """The model's order of this run's calls is not known, for the reason `why`."""
+        with self._lock:
+            self._turn.not_known(why)
             self.version += 1
 
     def after(self, ended: CallOrder) -> None:
@@ -286,15 +305,25 @@ class Ledger:
         turn = self._turn
         thread = [Turn(turn.of_thread(known), results) for known, results in self._turns.values()]
         this_run = [[entry for entry, _, _ in r.items] for r in self._in_model_order()]
-        return unsure([*thread, Turn(turn.frozen(), this_run)])
+        order = turn.frozen()
+        if order.known and not self._announced():
+            order = CallOrder(order.calls, NOT_ANNOUNCED, order.recorded_by_emitter, True)
+        return unsure([*thread, Turn(order, this_run)])
 
     def unknown_order(self) -> str | None:
         """Why the order the model read some turn's results in is not known (None: the
         order of every turn it read is known)."""
         turn = self._turn  # read as it stands: freezing it costs a copy of its calls
-        if turn.unknown is not None or not self._turns:
-            return turn.unknown
+        unknown = turn.unknown if turn.unknown is not None or self._announced() else NOT_ANNOUNCED
+        if unknown is not None or not self._turns:
+            return unknown
         return turn.of_thread(CallOrder(unknown=self._thread_unknown)).unknown
+
+    def _announced(self) -> bool:
+        """Whether every result of this run was announced, if results are announced by
+        their tool and text (a numbered tool's, never: it has no call)."""
+        places = self._turn.places
+        return not self._turn.by_result or all(r.call_id in places for r in self._results)
 
     def _in_model_order(self) -> list[_Result]:
         """This run's results, in the order the model issued their calls (results of no
