@@ -96,8 +96,9 @@ def _quiet(app: ASGIApp) -> ASGIApp:
     return quiet
 
 
-def chat_flow(llm: BaseLLM, tools: list[BaseTool]) -> Flow[CopilotKitState]:
-    """A flow whose one step answers the thread's last question with an `Agent`."""
+def chat_flow(llm: BaseLLM, tools: list[BaseTool], **options: Any) -> Flow[CopilotKitState]:
+    """A flow whose one step answers the thread's last question with an `Agent` (`options`:
+    its other arguments, its MCP servers say)."""
 
     class ChatFlow(Flow[CopilotKitState]):
         @start()  # type: ignore[untyped-decorator]
@@ -110,6 +111,7 @@ def chat_flow(llm: BaseLLM, tools: list[BaseTool]) -> Flow[CopilotKitState]:
                 tools=tools,
                 verbose=False,
                 max_iter=6,
+                **options,
             )
             thread = [
                 {"role": m["role"], "content": m.get("content") or ""}
