@@ -196,14 +196,20 @@ def test_instrument_refuses_a_class_and_options_naming_the_lines() -> None:
 
 
 async def test_the_docs_diff_applied_gives_an_app_that_cites() -> None:
+    """The page's one line: two reads of different nodes keep their default markers."""
     [code] = readme_diffs("The one line", "frameworks/crewai.md")
     assert "app.add_middleware(CitationMiddleware)" in code
-    script: list[Turn] = [[Call("moca_get_node", {"node_id": ref(A)}, "c1")], "See [1]."]
+    assert "moca_agui.instrument(flow)" in code
+    script: list[Turn] = [
+        [Call("moca_get_node", {"node_id": ref(A)}, "c1")],
+        [Call("moca_get_node", {"node_id": ref(B)}, "c2")],
+        "A [1]; B [2].",
+    ]
     namespace: dict[str, Any] = {
         "flow": chat_flow(Scripted(script=script), [json_tool("moca_get_node", get_node)])
     }
     exec(code, namespace)
-    assert cited(await post(namespace["app"])) == [("[1]", ref(A))]
+    assert cited(await post(namespace["app"])) == [("[1]", ref(A)), ("[2]", ref(B))]
 
 
 # -- a crew, served by add_crewai_crew_fastapi_endpoint ----------------------------------
