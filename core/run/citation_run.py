@@ -112,22 +112,18 @@ class CitationRun:
             self._ledger.call_made(tool_call_id)
 
     def results_announced(self) -> None:
-        """The emitter sends this run's calls under ids and in an order of its own, and the
-        adapter announces, in process, each result the model read, in the order it read
-        them (`result_read`): a captured result takes its place by its tool and text, and
-        this run's order is known only if every Reader result of it was announced. The
-        thread's earlier turns, recorded from that emitter, stay of unknown order."""
+        """The emitter's call ids and order are its own: the adapter announces each result
+        the model read, in its order (`result_read`), and a result takes its place by its
+        tool and text; the order is known only if every Reader result was announced."""
         self._ledger.results_announced()
 
     def result_read(self, tool_name: str, content: str) -> None:
-        """The model read this result of `tool_name` next (after `results_announced`;
-        `tool_name` as the stream names the tool). Ignored once the run ended."""
+        """The model read this result next (`results_announced`); ignored after `end`."""
         if not self._ended and self._hooks.is_reader_tool(tool_name):
             self._ledger.call_made(result_key(tool_name, content))
 
     def order_not_known(self, why: str) -> None:
-        """The model's order of this run's calls is not known (`why`, logged with each
-        marker it leaves out): a default marker that depends on it is left out."""
+        """The model's order of this run's calls is not known (`why`, logged)."""
         self._ledger.order_not_known(why)
 
     def capture(
@@ -144,7 +140,6 @@ class CitationRun:
             logger.info("moca_agui: tool %s failed; nothing to capture", tool_name)
             return
         if self._ledger.by_result and self._hooks.is_reader_tool(tool_name):
-            # placed by its tool and text, as announced (`results_announced`)
             tool_call_id = result_key(tool_name, result) if isinstance(result, str) else None
         self._intake.capture(tool_name, result, tool_call_id)
 

@@ -135,8 +135,7 @@ class Ledger:
 
     def results_announced(self) -> None:
         """This run's results are announced by their tool and text, in the order the model
-        read them (`TurnOrder.results_announced`): its order is known only while every
-        Reader result of it was announced so."""
+        read them (`TurnOrder.results_announced`; known only if each of them was)."""
         with self._lock:
             self._turn.results_announced()
             self.version += 1
@@ -306,7 +305,7 @@ class Ledger:
         thread = [Turn(turn.of_thread(known), results) for known, results in self._turns.values()]
         this_run = [[entry for entry, _, _ in r.items] for r in self._in_model_order()]
         order = turn.frozen()
-        if order.known and not self._announced():
+        if order.known and _unannounced(turn, self._results):
             order = CallOrder(order.calls, NOT_ANNOUNCED, order.recorded_by_emitter, True)
         return unsure([*thread, Turn(order, this_run)])
 
@@ -314,16 +313,10 @@ class Ledger:
         """Why the order the model read some turn's results in is not known (None: the
         order of every turn it read is known)."""
         turn = self._turn  # read as it stands: freezing it costs a copy of its calls
-        unknown = turn.unknown if turn.unknown is not None or self._announced() else NOT_ANNOUNCED
+        unknown = turn.unknown or (NOT_ANNOUNCED if _unannounced(turn, self._results) else None)
         if unknown is not None or not self._turns:
             return unknown
         return turn.of_thread(CallOrder(unknown=self._thread_unknown)).unknown
-
-    def _announced(self) -> bool:
-        """Whether every result of this run was announced, if results are announced by
-        their tool and text (a numbered tool's, never: it has no call)."""
-        places = self._turn.places
-        return not self._turn.by_result or all(r.call_id in places for r in self._results)
 
     def _in_model_order(self) -> list[_Result]:
         """This run's results, in the order the model issued their calls (results of no
@@ -371,6 +364,12 @@ class Ledger:
     def shows_markers(self) -> bool:
         """Whether the model was shown any marker (then they are the marker table)."""
         return bool(self._shown)
+
+
+def _unannounced(turn: TurnOrder, results: list[_Result]) -> bool:
+    """Whether a result was not announced, where results are announced by their tool and
+    text (`Ledger.results_announced`; a numbered tool's never is: it has no call)."""
+    return turn.by_result and any(r.call_id not in turn.places for r in results)
 
 
 class _Refs(KnownRefs):
