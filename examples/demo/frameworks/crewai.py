@@ -3,7 +3,8 @@ Reader's tools and the scripted model (a CrewAI `BaseLLM`), served by ag-ui-crew
 `add_crewai_flow_fastapi_endpoint`.
 
 ag-ui-crewai writes its SSE itself, so there is no agent object to wrap: citations are
-turned on by the one line the docs show, `app.add_middleware(CitationMiddleware)`.
+turned on by the lines the docs show, `moca_agui.instrument(flow)` (the order the model
+read its results in) and `app.add_middleware(CitationMiddleware)`.
 """
 
 from __future__ import annotations
@@ -56,7 +57,8 @@ def build_app(reader: DemoReader, **cite_options: Any) -> ASGIApp:
     """
     cite_options.setdefault("lookup", reader.get)
     app = FastAPI(title="moca-agui demo (CrewAI)")
-    add_crewai_flow_fastapi_endpoint(app, chat_flow(DemoLLM(), reader_tools(reader)), "/")
+    flow = moca_agui.instrument(chat_flow(DemoLLM(), reader_tools(reader)))
+    add_crewai_flow_fastapi_endpoint(app, flow, "/")
     app.add_middleware(CitationMiddleware, **cite_options)
     return _quiet(app)
 
