@@ -22,13 +22,16 @@ from typing import Any
 
 import litellm
 import pytest
+from crewai import Agent, Crew, Task
 from crewai.mcp import MCPServerStdio
 from crewai_support import (
+    CREW,
     INVENTED,
     A,
     B,
     BeeCrew,
     ChatModel,
+    Scripted,
     Turn,
     app_of,
     cited,
@@ -38,6 +41,7 @@ from crewai_support import (
     post,
 )
 
+import moca_agui
 from support import HANDBOOK, Call, ref
 
 RUNS = 20
@@ -173,3 +177,40 @@ async def test_a_reader_over_mcp_stdio_is_cited_in_the_model_order(
     app = serve(script, [], mcps=[reader])  # one app: each run spawns the server per call
     for stream in await runs(lambda: app):
         assert cited(stream) == [("[1]", placement), ("[2]", registration)]
+
+
+class TwoReaders:
+    """A crew of two agents, one task each, both reading the Reader: the first reads A
+    and B, the second B alone, and numbers it [1] (the crew's answer is the second's)."""
+
+    name = CREW
+
+    def crew(self) -> Crew:
+        tools = [json_tool("moca_get_node", get_node)]
+        first = [[Call("moca_get_node", {"node_id": ref(A)}, "ca"),
+                  Call("moca_get_node", {"node_id": ref(B)}, "cb")], "A [1]; B [2]."]  # fmt: skip
+        second = [[Call("moca_get_node", {"node_id": ref(B)}, "cb")], f"B [1], see {ref(B)}."]
+        agents = [
+            Agent(role=f"Reader {n}", goal="Answer", backstory="A beekeeper.",
+                  llm=Scripted(script=script), tools=tools, verbose=False)
+            for n, script in enumerate((first, second))
+        ]  # fmt: skip
+        tasks = [
+            Task(description="Answer: {question}", expected_output="An answer", agent=agent)
+            for agent in agents
+        ]
+        crew = Crew(agents=agents, tasks=tasks, chat_llm="scripted/chat", verbose=False)
+        return moca_agui.instrument(crew)
+
+
+async def test_two_agents_reading_sources_leave_the_default_markers_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each agent numbered the sources it read itself: which one the answer's [1] names is
+    not known to the run (A, in the order of the whole run), so it is left out; the
+    versioned ref is cited."""
+    monkeypatch.setattr(
+        litellm, "custom_provider_map", [{"provider": "scripted", "custom_handler": ChatModel()}]
+    )
+    for stream in await runs(lambda: crew_app(TwoReaders())):
+        assert cited(stream) == [(None, ref(B))]
