@@ -158,8 +158,9 @@ class Ledger:
             self.version += 1
 
     def order(self) -> CallOrder:
-        """The order of this run's calls, as announced so far."""
-        return self._turn.frozen()
+        """The order of this run's calls, as announced so far (maybe from other threads)."""
+        with self._lock:
+            return self._turn.frozen()
 
     def thread_unread(self) -> None:
         """The thread could not be read whole: which source any number names is not known."""
@@ -304,7 +305,7 @@ class Ledger:
         turn = self._turn
         thread = [Turn(turn.of_thread(known), results) for known, results in self._turns.values()]
         this_run = [[entry for entry, _, _ in r.items] for r in self._in_model_order()]
-        order = turn.frozen()
+        order = self.order()
         if order.known and _unannounced(turn, self._results):
             order = CallOrder(order.calls, NOT_ANNOUNCED, order.recorded_by_emitter, True)
         return unsure([*thread, Turn(order, this_run)])
