@@ -10,10 +10,15 @@ emitters send them in an order of their own (as each finishes or starts): the or
 then not known in this turn, unless the adapter announces the model's, nor in the
 earlier turns the client recorded from such a wire. A thread may also list one turn's
 results out of their calls' order: the model then reads them in an order not known.
+
+An emitter that also sends each call under an id of its own leaves the adapter one way
+to announce the model's order: by each result the model read (`result_key`, its tool and
+its text), in the order it read them (`TurnOrder.results_announced`).
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -23,10 +28,12 @@ from .entry import Entry
 __all__ = [
     "BY_EMITTER",
     "LISTED_OUT_OF_ORDER",
+    "NOT_ANNOUNCED",
     "CallOrder",
     "Turn",
     "TurnOrder",
     "listed_out_of_order",
+    "result_key",
     "unsure",
 ]
 
@@ -34,6 +41,17 @@ __all__ = [
 BY_EMITTER = "the service sends parallel Reader calls in an order of its own"
 #: Why an order is not known: the thread lists the turn's results out of their calls' order.
 LISTED_OUT_OF_ORDER = "the thread lists Reader results out of their calls' order"
+#: Why an order is not known: a Reader result of this turn was not announced by its text.
+NOT_ANNOUNCED = "a Reader result was not announced in the order the model read it"
+
+
+def result_key(tool_name: str, content: str) -> str:
+    """The id a result is placed by when announced by its tool and text
+    (`TurnOrder.results_announced`):
+    equal only for the same tool's equal text, never an emitter's id."""
+    digest = hashlib.sha256(tool_name.encode("utf-8", "surrogatepass") + b"\0")
+    digest.update(content.encode("utf-8", "surrogatepass"))
+    return f"moca-result:{digest.hexdigest()}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +66,8 @@ class CallOrder:
     #: The emitter sends the turn's calls in an order of its own: the thread it records
     #: holds them so, whether or not the adapter announced the model's order here.
     recorded_by_emitter: bool = False
+    #: The turn's results were announced by their tool and text (`TurnOrder.results_announced`).
+    by_result: bool = False
 
     @property
     def known(self) -> bool:
@@ -59,13 +79,14 @@ class TurnOrder:
     """The order of this turn's calls, built as they are announced (`frozen` reads it as
     a value; its fields are read here as they stand, at no cost)."""
 
-    __slots__ = ("_frozen", "places", "recorded_by_emitter", "unknown")
+    __slots__ = ("_frozen", "by_result", "places", "recorded_by_emitter", "unknown")
 
     def __init__(self) -> None:
         #: call id -> its place in the order the calls were announced (first wins)
         self.places: dict[str, int] = {}
         self.unknown: str | None = None  # as `CallOrder.unknown`
         self.recorded_by_emitter = False  # as `CallOrder.recorded_by_emitter`
+        self.by_result = False  # as `CallOrder.by_result`
         self._frozen: CallOrder | None = None
 
     def call(self, call_id: str) -> bool:
@@ -79,23 +100,42 @@ class TurnOrder:
     def by_emitter(self, *, announced: bool) -> None:
         """The emitter sends calls in an order of its own; `announced`: the adapter still
         announces this turn's calls in the model's order (`call`). Once not known, an
-        order stays so."""
+        order stays so (but for `by_result`)."""
         self.recorded_by_emitter = True
-        if not announced and self.unknown is None:
+        if not announced and self.unknown is None and not self.by_result:
             self.unknown = BY_EMITTER
+        self._frozen = None
+
+    def results_announced(self) -> None:
+        """The emitter sends calls under ids and in an order of its own, and the adapter
+        announces each result the model read, in the order it read them, by `result_key`:
+        the emitter's order no longer hides this turn's (whenever `by_emitter` is told).
+        Whether each result was announced is the ledger's to check."""
+        self.by_result = True
+        self.recorded_by_emitter = True
+        if self.unknown == BY_EMITTER:
+            self.unknown = None
+        self._frozen = None
+
+    def not_known(self, why: str) -> None:
+        """The model's order of this turn's calls is not known, for the reason `why`."""
+        if self.unknown is None:
+            self.unknown = why
         self._frozen = None
 
     def after(self, ended: CallOrder) -> None:
         """This turn follows `ended` in the same stream: from the same emitter, announced
-        as that one's were."""
+        as that one's were (not, if by result: the adapter announced that run's only)."""
         if ended.recorded_by_emitter:
-            self.by_emitter(announced=ended.known)
+            self.by_emitter(announced=ended.known and not ended.by_result)
 
     def frozen(self) -> CallOrder:
         """The turn's order as announced so far, as a value."""
         order = self._frozen
         if order is None:
-            order = CallOrder(tuple(self.places), self.unknown, self.recorded_by_emitter)
+            order = CallOrder(
+                tuple(self.places), self.unknown, self.recorded_by_emitter, self.by_result
+            )
             self._frozen = order
         return order
 

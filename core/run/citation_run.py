@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from ..context import ACTIVE_RUN
 from ..markers import MarkerStyle
 from ..options import CitationOptions
+from ..records.order import result_key
 from .ahead import LookAhead
 from .checks import Checks
 from .events import Events
@@ -116,6 +117,21 @@ class CitationRun:
         if self._hooks.is_reader_tool(tool_name):
             self._ledger.call_made(tool_call_id)
 
+    def results_announced(self) -> None:
+        """The emitter's call ids and order are its own: the adapter announces each result
+        the model read, in its order (`result_read`), and a result takes its place by its
+        tool and text; the order is known only if every Reader result was announced."""
+        self._ledger.results_announced()
+
+    def result_read(self, tool_name: str, content: str) -> None:
+        """The model read this result next (`results_announced`); ignored after `end`."""
+        if not self._ended and self._hooks.is_reader_tool(tool_name):
+            self._ledger.call_made(result_key(tool_name, content))
+
+    def order_not_known(self, why: str) -> None:
+        """The model's order of this run's calls is not known (`why`, logged)."""
+        self._ledger.order_not_known(why)
+
     def capture(
         self,
         tool_name: str,
@@ -129,6 +145,8 @@ class CitationRun:
         if failed:
             logger.info("moca_agui: tool %s failed; nothing to capture", tool_name)
             return
+        if self._ledger.by_result and self._hooks.is_reader_tool(tool_name):
+            tool_call_id = result_key(tool_name, result) if isinstance(result, str) else None
         self._intake.capture(tool_name, result, tool_call_id)
 
     def read_history(

@@ -35,6 +35,15 @@ class RunFeed(Protocol):
     def calls_out_of_order(self, *, this_run: bool = True) -> None:
         """The emitter sends the model's calls in an order of its own."""
 
+    def results_announced(self) -> None:
+        """The emitter's calls have ids of its own: results are announced by their text."""
+
+    def result_read(self, tool_name: str, content: str) -> None:
+        """The model read this result of `tool_name` next, in this order."""
+
+    def order_not_known(self, why: str) -> None:
+        """The model's order of this run's calls is not known, for the reason `why`."""
+
     def capture(
         self,
         tool_name: str,

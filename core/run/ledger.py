@@ -36,7 +36,7 @@ from typing import Any
 from ..markers.numbered import marker_number
 from ..markers.style import canonical
 from ..records.entry import Entry
-from ..records.order import CallOrder, Turn, TurnOrder, unsure
+from ..records.order import NOT_ANNOUNCED, CallOrder, Turn, TurnOrder, unsure
 from ..records.references import KnownRefs
 
 __all__ = ["Entry", "Ledger", "Seen"]
@@ -134,6 +134,24 @@ class Ledger:
             self._turn.by_emitter(announced=announced)
             self.version += 1
 
+    def results_announced(self) -> None:
+        """This run's results are announced by their tool and text, in the order the model
+        read them (`TurnOrder.results_announced`; known only if each of them was)."""
+        with self._lock:
+            self._turn.results_announced()
+            self.version += 1
+
+    @property
+    def by_result(self) -> bool:
+        """Whether this run's results are announced by their tool and text."""
+        return self._turn.by_result
+
+    def order_not_known(self, why: str) -> None:
+        """The model's order of this run's calls is not known, for the reason `why`."""
+        with self._lock:
+            self._turn.not_known(why)
+            self.version += 1
+
     def after(self, ended: CallOrder) -> None:
         """This run follows the turn of order `ended` in the same stream (`TurnOrder.after`)."""
         with self._lock:
@@ -141,8 +159,9 @@ class Ledger:
             self.version += 1
 
     def order(self) -> CallOrder:
-        """The order of this run's calls, as announced so far."""
-        return self._turn.frozen()
+        """The order of this run's calls, as announced so far (maybe from other threads)."""
+        with self._lock:
+            return self._turn.frozen()
 
     def thread_unread(self) -> None:
         """The thread could not be read whole: which source any number names is not known."""
@@ -287,14 +306,18 @@ class Ledger:
         turn = self._turn
         thread = [Turn(turn.of_thread(known), results) for known, results in self._turns.values()]
         this_run = [[entry for entry, _, _ in r.items] for r in self._in_model_order()]
-        return unsure([*thread, Turn(turn.frozen(), this_run)])
+        order = self.order()
+        if order.known and _unannounced(turn, self._results):
+            order = CallOrder(order.calls, NOT_ANNOUNCED, order.recorded_by_emitter, True)
+        return unsure([*thread, Turn(order, this_run)])
 
     def unknown_order(self) -> str | None:
         """Why the order the model read some turn's results in is not known (None: the
         order of every turn it read is known)."""
         turn = self._turn  # read as it stands: freezing it costs a copy of its calls
-        if turn.unknown is not None or not self._turns:
-            return turn.unknown
+        unknown = turn.unknown or (NOT_ANNOUNCED if _unannounced(turn, self._results) else None)
+        if unknown is not None or not self._turns:
+            return unknown
         return turn.of_thread(CallOrder(unknown=self._thread_unknown)).unknown
 
     def _in_model_order(self) -> list[_Result]:
@@ -343,6 +366,12 @@ class Ledger:
     def shows_markers(self) -> bool:
         """Whether the model was shown any marker (then they are the marker table)."""
         return bool(self._shown)
+
+
+def _unannounced(turn: TurnOrder, results: list[_Result]) -> bool:
+    """Whether a result was not announced, where results are announced by their tool and
+    text (`Ledger.results_announced`; a numbered tool's never is: it has no call)."""
+    return turn.by_result and any(r.call_id not in turn.places for r in results)
 
 
 class _Refs(KnownRefs):

@@ -11,105 +11,45 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Callable
 from typing import Any
 
-import httpx
 import litellm
 import pytest
-from ag_ui_crewai import add_crewai_crew_fastapi_endpoint, add_crewai_flow_fastapi_endpoint
-from crewai import Agent, Crew, Task
-from crewai.tools import tool
+from ag_ui_crewai import add_crewai_crew_fastapi_endpoint
+from crewai_support import (
+    INVENTED,
+    A,
+    B,
+    BeeCrew,
+    ChatModel,
+    Scripted,
+    Turn,
+    app_of,
+    cited,
+    get_node,
+    json_tool,
+    post,
+)
 from fastapi import FastAPI
-from litellm import CustomLLM
-from pydantic import Field
 from readme_code import readme_diffs
 from thread_turns import after_run
 
 import moca_agui
+from moca_agui.adapters.crewai import CitingCrew, CitingFlow
 from moca_agui.asgi import CitationMiddleware
-from moca_agui.check import check_events, parse_stream
-from moca_agui.demo.frameworks.crewai import DemoLLM, build_app, chat_flow
+from moca_agui.demo.frameworks.crewai import build_app, chat_flow
 from moca_agui.demo.reader import DemoReader
 from support import (
     HANDBOOK,
     Call,
-    assert_valid_stream,
     carried_by_snapshot,
     citation_events,
     demo_printed,
-    record,
     ref,
-    run_input,
     types,
 )
 
 QUESTION = "Do I need to register my hives?"
-A, B = record("a.md"), record("b.md")
-INVENTED = "https://example.com/moca/test-kb@1.0.0#never-read.md"
-
-#: A script turn: the calls of one model response, or the answer (given the tool results
-#: the model read, in its order: it may write the markers a numbered tool showed).
-Turn = list[Call] | str | Callable[[list[str]], str]
-
-
-class Scripted(DemoLLM):
-    """A CrewAI LLM that plays `script`, one turn per model call after the question (the
-    demo's model, its turns given)."""
-
-    script: list[Any] = Field(default_factory=list)
-
-    def call(self, messages: Any, tools: Any = None, *args: Any, **kwargs: Any) -> Any:
-        turns = sum(1 for m in messages if m.get("role") == "assistant" and m.get("tool_calls"))
-        seen = [str(m.get("content")) for m in messages if m.get("role") == "tool"]
-        turn = self.script[turns]
-        if callable(turn):
-            return turn(seen)
-        if isinstance(turn, str):
-            return turn
-        return [
-            {"id": c.id, "type": "function",
-             "function": {"name": c.name, "arguments": json.dumps(c.args)}}
-            for c in turn
-        ]  # fmt: skip
-
-
-def json_tool(name: str, function: Callable[..., Any]) -> Any:
-    """A CrewAI tool named `name` returning `function`'s result as JSON text."""
-
-    def run(node_id: str = "", query: str = "") -> str:
-        """Look in the knowledge base."""
-        result = function(node_id=node_id, query=query)
-        return result if isinstance(result, str) else json.dumps(result)
-
-    return tool(name)(run)
-
-
-def get_node(node_id: str = "", query: str = "") -> Any:
-    return {ref(r): r for r in (A, B)}.get(node_id) or {"error": f"no node {node_id}"}
-
-
-def app_of(script: list[Turn], tools: list[Any], **options: Any) -> FastAPI:
-    app = FastAPI()
-    add_crewai_flow_fastapi_endpoint(app, chat_flow(Scripted(script=script), tools), "/")
-    app.add_middleware(CitationMiddleware, **options)
-    return app
-
-
-async def post(app: Any, question: str = "q", thread_id: str = "thread-1") -> list[dict[str, Any]]:
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://t", timeout=120) as client:
-        response = await client.post("/", json=run_input(question, thread_id=thread_id))
-    assert response.status_code == 200, response.text
-    stream = parse_stream(response.text)
-    assert_valid_stream(stream)
-    return stream
-
-
-def cited(stream: list[dict[str, Any]]) -> list[tuple[str | None, str]]:
-    assert check_events(stream) == []
-    (value,) = citation_events(stream)
-    return [(c.get("marker"), c["record"]["node"]["ref"]) for c in value["citations"]]
 
 
 def held_when_it_arrives(stream: list[dict[str, Any]]) -> bool:
@@ -237,83 +177,42 @@ async def test_concurrent_runs_keep_their_own_citations() -> None:
         assert [m for m, _ in cited(stream)] == ["[1]", "[2]"]
 
 
-def test_instrument_on_a_flow_names_the_middleware() -> None:
+def test_instrument_on_a_flow_or_a_crew_gives_a_citing_copy_and_uninstrument_the_original() -> None:
     flow = chat_flow(Scripted(script=["x"]), [])
-    with pytest.raises(TypeError, match=r"app.add_middleware\(CitationMiddleware\)"):
-        moca_agui.instrument(flow)
+    citing = moca_agui.instrument(flow)
+    assert isinstance(citing, CitingFlow) and isinstance(citing, type(flow))
+    assert moca_agui.uninstrument(citing) is flow and not isinstance(flow, CitingFlow)
+    assert moca_agui.uninstrument(moca_agui.instrument(citing)) is flow  # idempotent
+    crew = BeeCrew(["x"], []).crew()
+    assert isinstance(moca_agui.instrument(crew), CitingCrew)
+    assert moca_agui.uninstrument(moca_agui.instrument(crew)) is crew
+
+
+def test_instrument_refuses_a_class_and_options_naming_the_lines() -> None:
+    with pytest.raises(TypeError, match=r"not its class: add_crewai_flow_fastapi_endpoint"):
+        moca_agui.instrument(type(chat_flow(Scripted(script=["x"]), [])))
+    with pytest.raises(TypeError, match="pass them to CitationMiddleware"):
+        moca_agui.instrument(chat_flow(Scripted(script=["x"]), []), include_text=False)
 
 
 async def test_the_docs_diff_applied_gives_an_app_that_cites() -> None:
+    """The page's one line: two reads of different nodes keep their default markers."""
     [code] = readme_diffs("The one line", "frameworks/crewai.md")
     assert "app.add_middleware(CitationMiddleware)" in code
-    script: list[Turn] = [[Call("moca_get_node", {"node_id": ref(A)}, "c1")], "See [1]."]
+    assert "moca_agui.instrument(flow)" in code
+    script: list[Turn] = [
+        [Call("moca_get_node", {"node_id": ref(A)}, "c1")],
+        [Call("moca_get_node", {"node_id": ref(B)}, "c2")],
+        "A [1]; B [2].",
+    ]
     namespace: dict[str, Any] = {
         "flow": chat_flow(Scripted(script=script), [json_tool("moca_get_node", get_node)])
     }
     exec(code, namespace)
-    assert cited(await post(namespace["app"])) == [("[1]", ref(A))]
+    assert cited(await post(namespace["app"])) == [("[1]", ref(A)), ("[2]", ref(B))]
 
 
 # -- a crew, served by add_crewai_crew_fastapi_endpoint ----------------------------------
-
-CREW = "BeeCrew"
-
-
-class ChatModel(CustomLLM):
-    """The crew's chat model, offline through litellm's own seam for custom providers
-    (`litellm.custom_provider_map`): it runs the crew, then answers with what the crew
-    said (the crew's agent writes the markers)."""
-
-    @staticmethod
-    def reply(messages: list[dict[str, Any]], params: dict[str, Any]) -> tuple[str, Any]:
-        names = [t["function"]["name"] for t in params.get("tools") or []]
-        said = [str(m["content"]) for m in messages if m.get("role") == "tool"]
-        if said:
-            return "text", f"The crew says: {said[-1]}"
-        if CREW in names and params.get("tool_choice") != "none":
-            return "call", {"question": "Do I register my hives?"}
-        return "text", "A crew that reads the handbook."  # the endpoint's descriptions
-
-    def completion(self, model: str, messages: Any, *args: Any, **kwargs: Any) -> Any:
-        kind, value = self.reply(messages, kwargs.get("optional_params") or {})
-        assert kind == "text", "the endpoint streams the calls that run the crew"
-        return litellm.completion(
-            model="openai/scripted", messages=messages, mock_response=value, api_key="-"
-        )
-
-    async def acompletion(self, model: str, messages: Any, *args: Any, **kwargs: Any) -> Any:
-        return self.completion(model, messages, *args, **kwargs)
-
-    async def astreaming(self, model: str, messages: Any, *args: Any, **kwargs: Any) -> Any:
-        kind, value = self.reply(messages, kwargs.get("optional_params") or {})
-        end = {"text": "", "tool_use": None, "is_finished": True, "usage": None, "index": 0}
-        if kind == "text":
-            for start in range(0, len(value), 8):
-                yield {**end, "text": value[start : start + 8], "is_finished": False,
-                       "finish_reason": ""}  # fmt: skip
-            yield {**end, "finish_reason": "stop"}
-            return
-        function = {"name": CREW, "arguments": json.dumps(value)}
-        call = {"id": "call-crew", "type": "function", "index": 0, "function": function}
-        yield {**end, "tool_use": call, "is_finished": False, "finish_reason": ""}
-        yield {**end, "finish_reason": "tool_calls"}
-
-
-class BeeCrew:
-    """What the crew endpoint serves: an object whose `crew()` makes the crew."""
-
-    name = CREW
-
-    def __init__(self, script: list[Turn], tools: list[Any]) -> None:
-        self.script, self.tools = script, tools
-
-    def crew(self) -> Crew:
-        agent = Agent(
-            role="Handbook reader", goal="Answer from the handbook", backstory="A beekeeper.",
-            llm=Scripted(script=self.script), tools=self.tools, verbose=False,
-        )  # fmt: skip
-        task = Task(description="Answer: {question}", expected_output="An answer", agent=agent)
-        return Crew(agents=[agent], tasks=[task], chat_llm="scripted/chat", verbose=False)
 
 
 async def test_a_crew_served_by_its_endpoint_is_cited(monkeypatch: pytest.MonkeyPatch) -> None:

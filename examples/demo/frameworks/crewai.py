@@ -3,7 +3,8 @@ Reader's tools and the scripted model (a CrewAI `BaseLLM`), served by ag-ui-crew
 `add_crewai_flow_fastapi_endpoint`.
 
 ag-ui-crewai writes its SSE itself, so there is no agent object to wrap: citations are
-turned on by the one line the docs show, `app.add_middleware(CitationMiddleware)`.
+turned on by the lines the docs show, `moca_agui.instrument(flow)` (the order the model
+read its results in) and `app.add_middleware(CitationMiddleware)`.
 """
 
 from __future__ import annotations
@@ -56,7 +57,8 @@ def build_app(reader: DemoReader, **cite_options: Any) -> ASGIApp:
     """
     cite_options.setdefault("lookup", reader.get)
     app = FastAPI(title="moca-agui demo (CrewAI)")
-    add_crewai_flow_fastapi_endpoint(app, chat_flow(DemoLLM(), reader_tools(reader)), "/")
+    flow = moca_agui.instrument(chat_flow(DemoLLM(), reader_tools(reader)))
+    add_crewai_flow_fastapi_endpoint(app, flow, "/")
     app.add_middleware(CitationMiddleware, **cite_options)
     return _quiet(app)
 
@@ -96,8 +98,9 @@ def _quiet(app: ASGIApp) -> ASGIApp:
     return quiet
 
 
-def chat_flow(llm: BaseLLM, tools: list[BaseTool]) -> Flow[CopilotKitState]:
-    """A flow whose one step answers the thread's last question with an `Agent`."""
+def chat_flow(llm: BaseLLM, tools: list[BaseTool], **options: Any) -> Flow[CopilotKitState]:
+    """A flow whose one step answers the thread's last question with an `Agent` (`options`:
+    its other arguments, its MCP servers say)."""
 
     class ChatFlow(Flow[CopilotKitState]):
         @start()  # type: ignore[untyped-decorator]
@@ -110,6 +113,7 @@ def chat_flow(llm: BaseLLM, tools: list[BaseTool]) -> Flow[CopilotKitState]:
                 tools=tools,
                 verbose=False,
                 max_iter=6,
+                **options,
             )
             thread = [
                 {"role": m["role"], "content": m.get("content") or ""}

@@ -1,0 +1,216 @@
+"""CrewAI through the page's one line, `moca_agui.instrument(flow)` (or the crew its
+`crew()` returns) behind `CitationMiddleware`: ag-ui-crewai sends each Reader call as it
+finishes, under an id it makes, and the instrumented flow or crew tells the run the
+order the model read the results in. Every default marker is cited in the model's
+order, and never names a source the model did not number so.
+
+Each scenario runs 20 times, as a flow and as a crew (a scenario whose calls run in
+parallel waits for the other call, so the finishing order is the one asked for). The
+Reader over MCP is the slowest: CrewAI spawns the server for each call.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import litellm
+import pytest
+from crewai import Agent, Crew, Task
+from crewai.mcp import MCPServerStdio
+from crewai_support import (
+    CREW,
+    INVENTED,
+    A,
+    B,
+    BeeCrew,
+    ChatModel,
+    Scripted,
+    Turn,
+    app_of,
+    cited,
+    crew_app,
+    get_node,
+    json_tool,
+    post,
+)
+
+import moca_agui
+from support import HANDBOOK, Call, ref
+
+RUNS = 20
+
+
+@pytest.fixture(params=["flow", "crew"])
+def serve(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Any]:
+    """How an app serving the script is made: a flow, or a crew, through `instrument`."""
+    if request.param == "flow":
+        return lambda script, tools, **agent: app_of(script, tools, instrumented=True, agent=agent)
+    monkeypatch.setattr(
+        litellm, "custom_provider_map", [{"provider": "scripted", "custom_handler": ChatModel()}]
+    )
+    return lambda script, tools, **agent: crew_app(
+        BeeCrew(script, tools, instrumented=True, **agent)
+    )
+
+
+async def runs(app_for: Callable[[], Any]) -> list[list[dict[str, Any]]]:
+    """`RUNS` streams, each from the app `app_for()` gives, one after the other."""
+    return [await post(app_for(), thread_id=f"thread-{n}") for n in range(RUNS)]
+
+
+def finishing_last(slow: str) -> Callable[..., Any]:
+    """`get_node`, whose call of `slow` returns only after the other call of the same
+    response has returned (or a second has passed)."""
+    other_done = threading.Event()
+
+    def get(node_id: str = "", query: str = "") -> Any:
+        if node_id == slow:
+            other_done.wait(1.0)
+            time.sleep(0.05)  # its result is sent after the other's
+        else:
+            other_done.set()
+        return get_node(node_id)
+
+    return get
+
+
+def sent(stream: list[dict[str, Any]]) -> list[str]:
+    """The refs of the Reader results as the wire sent them."""
+    return [
+        json.loads(e["content"])["node"]["ref"]
+        for e in stream
+        if e["type"] == "TOOL_CALL_RESULT" and e["content"].startswith("{")
+    ]
+
+
+@pytest.mark.parametrize("slow", [A, B], ids=["a-finishes-last", "b-finishes-last"])
+async def test_parallel_calls_are_cited_in_the_order_the_model_issued_them(
+    serve: Callable[..., Any], slow: dict[str, Any]
+) -> None:
+    script: list[Turn] = [
+        [Call("moca_get_node", {"node_id": ref(A)}, "ca"),
+         Call("moca_get_node", {"node_id": ref(B)}, "cb")],
+        "A [1]; B [2].",
+    ]  # fmt: skip
+
+    def app() -> Any:
+        return serve(script, [json_tool("moca_get_node", finishing_last(ref(slow)))])
+
+    for stream in await runs(app):
+        assert sent(stream) == ([ref(B), ref(A)] if slow is A else [ref(A), ref(B)])
+        assert cited(stream) == [("[1]", ref(A)), ("[2]", ref(B))]
+
+
+async def test_a_search_then_a_read_of_another_node_are_cited_in_the_model_order(
+    serve: Callable[..., Any],
+) -> None:
+    """Sequential calls of different nodes, which look like parallel ones on the wire."""
+
+    def search(node_id: str = "", query: str = "") -> Any:
+        return {"query": query, "results": [A]}
+
+    script: list[Turn] = [
+        [Call("moca_search", {"query": "hives"}, "c1")],
+        [Call("moca_get_node", {"node_id": ref(B)}, "c2")],
+        "A [1]; B [2].",
+    ]
+
+    def app() -> Any:
+        return serve(
+            script, [json_tool("moca_search", search), json_tool("moca_get_node", get_node)]
+        )
+
+    for stream in await runs(app):
+        assert cited(stream) == [("[1]", ref(A)), ("[2]", ref(B))]
+
+
+async def test_invented_refs_and_markers_beside_real_ones_name_nothing(
+    serve: Callable[..., Any],
+) -> None:
+    """Two Reader calls finishing in reverse, a node only a non-Reader tool returned, a
+    ref no tool returned and a marker past the model's sources: only A and B are cited."""
+    c = {**B, "node": {**B["node"], "ref": ref(B).replace("b.md", "c.md")}}
+    script: list[Turn] = [
+        [Call("moca_get_node", {"node_id": ref(A)}, "ca"),
+         Call("moca_get_node", {"node_id": ref(B)}, "cb"),
+         Call("web_search", {"query": "c"}, "cc")],
+        f"A [1]; B [2]; C [3], see {ref(c)}; made up [4], {INVENTED}.",
+    ]  # fmt: skip
+
+    def app() -> Any:
+        tools = [
+            json_tool("moca_get_node", finishing_last(ref(A))),
+            json_tool("web_search", lambda **_: c),
+        ]
+        return serve(script, tools)
+
+    for stream in await runs(app):
+        assert cited(stream) == [("[1]", ref(A)), ("[2]", ref(B))]
+
+
+async def test_a_reader_over_mcp_stdio_is_cited_in_the_model_order(
+    serve: Callable[..., Any],
+) -> None:
+    """The demo Reader, a subprocess speaking MCP over stdio, as CrewAI's native MCP
+    tools reach it (a fresh session per call, the tools named after the server): ag-ui-
+    crewai sends each call as the server answers it, under the server's tool name."""
+    placement, registration = HANDBOOK + "hive-placement.md", HANDBOOK + "hive-registration.md"
+    script: list[Turn] = [
+        [Call("moca_get_node", {"node_id": placement}, "c1"),
+         Call("moca_get_node", {"node_id": registration}, "c2")],
+        "Placement [1]; registration [2]; not [3].",
+    ]  # fmt: skip
+    # `python` from this environment: CrewAI names the tools after the command, and
+    # cuts a name over 64 characters (the model could not tell the tools apart)
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    reader = MCPServerStdio(
+        command="python", args=["-m", "moca_agui.demo.reader"], env={"PATH": path}
+    )
+
+    app = serve(script, [], mcps=[reader])  # one app: each run spawns the server per call
+    for stream in await runs(lambda: app):
+        assert cited(stream) == [("[1]", placement), ("[2]", registration)]
+
+
+class TwoReaders:
+    """A crew of two agents, one task each, both reading the Reader: the first reads A
+    and B, the second B alone, and numbers it [1] (the crew's answer is the second's)."""
+
+    name = CREW
+
+    def crew(self) -> Crew:
+        tools = [json_tool("moca_get_node", get_node)]
+        first = [[Call("moca_get_node", {"node_id": ref(A)}, "ca"),
+                  Call("moca_get_node", {"node_id": ref(B)}, "cb")], "A [1]; B [2]."]  # fmt: skip
+        second = [[Call("moca_get_node", {"node_id": ref(B)}, "cb")], f"B [1], see {ref(B)}."]
+        agents = [
+            Agent(role=f"Reader {n}", goal="Answer", backstory="A beekeeper.",
+                  llm=Scripted(script=script), tools=tools, verbose=False)
+            for n, script in enumerate((first, second))
+        ]  # fmt: skip
+        tasks = [
+            Task(description="Answer: {question}", expected_output="An answer", agent=agent)
+            for agent in agents
+        ]
+        crew = Crew(agents=agents, tasks=tasks, chat_llm="scripted/chat", verbose=False)
+        return moca_agui.instrument(crew)
+
+
+async def test_two_agents_reading_sources_leave_the_default_markers_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each agent numbered the sources it read itself: which one the answer's [1] names is
+    not known to the run (A, in the order of the whole run), so it is left out; the
+    versioned ref is cited."""
+    monkeypatch.setattr(
+        litellm, "custom_provider_map", [{"provider": "scripted", "custom_handler": ChatModel()}]
+    )
+    for stream in await runs(lambda: crew_app(TwoReaders())):
+        assert cited(stream) == [(None, ref(B))]
