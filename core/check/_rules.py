@@ -8,8 +8,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..client import ClientCitation, read_value, wire_event
+from ..markers.style import canonical
 from ..options import DEFAULT_READER_TOOLS, CitationOptions
-from ..records.references import find_refs, visible_markers
+from ..records.references import find_refs, marker_items, named_markers, visible_markers
 from ..run.hooks import Hooks
 from ._findings import Finding, Findings
 from ._reading import Message, Run, StreamReading
@@ -178,16 +179,25 @@ class _Judge:
 
     def _order(self, index: int, text: str, citations: Sequence[ClientCitation]) -> None:
         refs = {c.ref for c in citations}
+        styles = self._hooks.marker_styles
         by_marker: dict[str, list[str]] = {}  # a group's marker is each of its entries'
+        #: `[n]` -> the citations whose marker names n alone, in any style: a group or range
+        #: written elsewhere (`[1, 2]`) names them too, as the npm client opens them
+        by_number: dict[str, list[str]] = {}
         for citation in citations:
             if citation.marker:
                 by_marker.setdefault(citation.marker, []).append(citation.ref)
+                items = marker_items(citation.marker, styles)
+                if items is not None and len(items) == 1 and isinstance(items[0], int):
+                    by_number.setdefault(canonical(items[0]), []).append(citation.ref)
         first: dict[str, int] = {}
         for mention in find_refs(text, refs):
             first.setdefault(mention.ref, mention.start)
         if by_marker:
-            for at, end in visible_markers(text, self._hooks.marker_styles):
-                for ref in by_marker.get(text[at:end], ()):
+            for at, end in visible_markers(text, styles):
+                written = text[at:end]
+                named = named_markers(written, by_number, styles)
+                for ref in [*by_marker.get(written, ()), *(r for k in named for r in by_number[k])]:
                     first[ref] = min(first.get(ref, at), at)
         last_position, last = -1, ""
         for position, citation in enumerate(citations):

@@ -13,7 +13,7 @@ import bisect
 import logging
 import re
 import unicodedata
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Container, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from typing import NamedTuple
 
@@ -168,12 +168,10 @@ def visible_markers(text: str, styles: Sequence[MarkerStyle]) -> Iterator[tuple[
         yield start, end
 
 
-def named_markers(
-    marker: str, markers: Mapping[str, str], styles: Sequence[MarkerStyle]
-) -> list[str]:
+def named_markers(marker: str, markers: Container[str], styles: Sequence[MarkerStyle]) -> list[str]:
     """The markers of `markers` (`[n]`) the numbers in `marker` name, in the order written
     (a range's ascending), each once; what names nothing is logged (debug)."""
-    items = _items(marker, styles)
+    items = marker_items(marker, styles)
     if items is None:
         if any(char.isdigit() for char in marker):
             logger.debug("moca_agui: left out marker %.80s: it names no node of this run", marker)
@@ -194,7 +192,7 @@ def named_markers(
     return list(named)
 
 
-def _items(marker: str, styles: Sequence[MarkerStyle]) -> tuple[Item, ...] | None:
+def marker_items(marker: str, styles: Sequence[MarkerStyle]) -> tuple[Item, ...] | None:
     """What the first style that reads `marker` says it names; a style that fails or
     answers what is no number nor range is logged and skipped."""
     for style in styles:
@@ -217,7 +215,7 @@ def _is_item(item: object) -> bool:
     return type(item) is int
 
 
-def _expanded(marker: str, low: int, high: int, markers: Mapping[str, str]) -> range:
+def _expanded(marker: str, low: int, high: int, markers: Container[str]) -> range:
     """The numbers of the range `low`-`high` in `marker`: none unless it goes up, holds at
     most `MAX_RANGE` numbers and both its ends name a node of this run (logged)."""
     if low >= high or high - low + 1 > MAX_RANGE:

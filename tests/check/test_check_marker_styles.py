@@ -46,3 +46,24 @@ def test_a_citation_whose_marker_the_answer_does_not_show_is_flagged(answer: str
     findings = check_events(stream)
     assert findings, answer
     assert {(f.level, f.rule) for f in findings} == {("error", "cited by the answer")}
+
+
+@pytest.mark.parametrize(
+    ("answer", "edited"),
+    [
+        ("First [1], then [2]. Again [1]. Done.", "Again [1, 2]. Done."),
+        ("First [^1], then \u30102\u3011. Done.", "Both [1-2]. Done."),
+    ],
+)
+def test_a_group_names_the_citations_of_its_numbers_as_the_npm_client_opens_them(
+    answer: str, edited: str
+) -> None:
+    """Citations whose markers are `[1]` and `[2]`, with the answer now showing only `[1, 2]`:
+    the group names both, as `locateMarkers` opens both (no "not cited" finding)."""
+    stream = cited_stream(answer)
+    assert len(citation_events(stream)[0]["citations"]) == 2
+    deltas = [e for e in stream if e["type"] == "TEXT_MESSAGE_CONTENT"]
+    deltas[0]["delta"] = edited
+    for event in deltas[1:]:
+        event["delta"] = ""
+    assert check_events(stream) == []
