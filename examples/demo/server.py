@@ -13,6 +13,7 @@ import asyncio
 import errno
 import importlib
 import json
+import re
 import socket
 import sys
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -79,6 +80,8 @@ EXTRA_MODULES: dict[str, tuple[str, ...]] = {
     "crewai": ("crewai", "ag_ui_crewai"),
 }
 _JS = "text/javascript; charset=utf-8"
+#: the name of a module of the npm package's `markers/` folder
+_MODULE_NAME = re.compile(r"[a-z][a-z0-9-]*\.js")
 #: path -> (file under the demo's package, media type)
 _STATIC = {
     "/": ("static/index.html", "text/html; charset=utf-8"),
@@ -174,24 +177,37 @@ def demo_app(service: ASGIApp) -> Starlette:
     async def client_module(request: Request) -> Response:
         return Response(moca_agui_js(), media_type=_JS, headers=_page_headers())
 
+    async def marker_module(request: Request) -> Response:  # what /moca-agui.js imports
+        name = request.path_params["name"]
+        try:
+            body = moca_agui_js(f"markers/{name}") if _MODULE_NAME.fullmatch(name) else None
+        except FileNotFoundError:
+            body = None
+        if body is None:
+            return Response(status_code=404, headers=_page_headers())
+        return Response(body, media_type=_JS, headers=_page_headers())
+
     async def no_icon(request: Request) -> Response:  # browsers ask; the page has none
         return Response(status_code=204, headers=_page_headers())
 
     routes: list[Route | Mount] = [Route(path, static, methods=["GET"]) for path in _STATIC]
     routes.append(Route("/moca-agui.js", client_module, methods=["GET"]))
+    routes.append(Route("/markers/{name}", marker_module, methods=["GET"]))
     routes.append(Route("/favicon.ico", no_icon, methods=["GET"]))
     routes.append(Mount("", app=service))
     return Starlette(routes=routes)
 
 
-def moca_agui_js() -> bytes:
-    """The npm package's module file (`js/index.js`), which the page imports: its client
-    rules are the package's own. A wheel ships it as `moca_agui/js/index.js`; an editable
-    install from a clone reads it from the clone's `js/`."""
-    shipped = files("moca_agui").joinpath("js", "index.js")
+def moca_agui_js(path: str = "index.js") -> bytes:
+    """A module file of the npm package, which the page imports: `js/index.js`, or one it
+    imports (`markers/numbered.js`); FileNotFoundError if there is none. Its client rules are
+    the package's own. A wheel ships them in `moca_agui/js/`; an editable install from a
+    clone reads them from the clone's `js/`."""
+    parts = path.split("/")
+    shipped = files("moca_agui").joinpath("js", *parts)
     if shipped.is_file():
         return shipped.read_bytes()
-    clone = Path(str(files("moca_agui.demo"))).parents[1] / "js" / "index.js"
+    clone = Path(str(files("moca_agui.demo"))).parents[1].joinpath("js", *parts)
     return clone.read_bytes()
 
 

@@ -99,17 +99,21 @@ function evidence(entry) {
   ];
 }
 
-// The answer's text: each marker or cited ref a link to its source below; each ref the
-// service left out marked as not a source.
+// The answer's text: each marker or cited ref a link to its source(s) below, its name and
+// title listing each source it opens (a shared marker, `[1, 2]`, opens more than one); each
+// ref the service left out marked as not a source.
 function renderText(answer, text, cited) {
   const parts = [];
   let position = 0;
-  for (const { start, end, citation } of locateMarkers(text, cited?.citations ?? [])) {
+  for (const { start, end, citations: opened } of locateMarkers(text, cited?.citations ?? [])) {
     parts.push(text.slice(position, start));
     const mention = text.slice(start, end);
-    if (citation) {
-      const target = answer.sourceIds.get(citation.record.node.ref);
-      parts.push(el("a", { class: "cite", href: `#${target}`, "data-ref": citation.record.node.ref }, mention));
+    if (opened.length) {
+      const targets = opened.map((c) => answer.sourceIds.get(c.record.node.ref));
+      const titles = opened.map((c) => shortText(c.record.node.title || c.record.node.path).text);
+      const opens = `${opened.length === 1 ? "Source" : `${opened.length} sources`}: ${titles.join("; ")}`;
+      parts.push(el("a", { class: "cite", href: `#${targets[0]}`, "aria-controls": targets.join(" "),
+        "data-ref": opened[0].record.node.ref, "aria-label": `${mention}, ${opens}`, title: opens }, mention));
     } else {
       parts.push(el("span", { class: "not-a-source", title: "Not among the sources the Reader returned" },
         el("span", { class: "left-out" }, mention), " ", el("span", { class: "flag" }, "not a source")));
@@ -260,16 +264,18 @@ async function ask(question) {
   }
 }
 
-// A marker's link: show its source, right below the answer, without scrolling the answer away.
+// A marker's link: show its source(s), right below the answer, without scrolling the answer
+// away; the first one in view and focused.
 document.addEventListener("click", (event) => {
   const link = event.target instanceof Element ? event.target.closest("a.cite") : null;
-  const target = link && document.getElementById(link.getAttribute("href").slice(1));
-  if (!target) return;
+  const targets = (link?.getAttribute("aria-controls") || "").split(" ")
+    .map((id) => document.getElementById(id)).filter(Boolean);
+  if (!targets.length) return;
   event.preventDefault();
   for (const shown of document.querySelectorAll(".source.selected")) shown.classList.remove("selected");
-  target.classList.add("selected");
-  target.scrollIntoView({ block: "nearest" });
-  target.focus({ preventScroll: true });
+  for (const target of targets) target.classList.add("selected");
+  targets[0].scrollIntoView({ block: "nearest" });
+  targets[0].focus({ preventScroll: true });
 });
 
 const form = document.getElementById("ask");
