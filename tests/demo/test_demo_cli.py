@@ -231,6 +231,12 @@ def test_without_a_question_it_serves_the_page_and_the_endpoint() -> None:
         # the page's client rules are the npm package's own module file, not a copy
         module = httpx.get(base + "/moca-agui.js", timeout=5).content
         assert module == (ROOT / "js/index.js").read_bytes()
+        for style in ("index.js", "grouped.js"):  # the marker modules it imports, beside it
+            imported = httpx.get(f"{base}/markers/{style}", timeout=5)
+            assert imported.headers["content-type"].startswith("text/javascript")
+            assert imported.content == (ROOT / "js/markers" / style).read_bytes()
+        for missing in ("none.js", "..%2Findex.js", "INDEX.JS"):
+            assert httpx.get(f"{base}/markers/{missing}", timeout=5).status_code == 404
         icon = httpx.get(base + "/favicon.ico", timeout=5)  # browsers ask for it: no 404
         assert (icon.status_code, icon.content) == (204, b"")
         body = run_input("How do I treat varroa mites?")
