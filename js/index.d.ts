@@ -152,13 +152,15 @@ export interface WrittenMarker {
   items: readonly MarkerItem[];
 }
 
-/** One marker style: one module of `markers/`. */
+/** One marker style: one module of `markers/`, the twin of one of moca_agui.markers. */
 export interface MarkerStyle {
   readonly name: string;
-  /** Finds the style's markers (flag `g`): each match is a marker's whole text. */
+  /** The character its markers start with. */
+  readonly opener: string;
+  /** What may be a marker of the style (flag `g`): each match a whole text. */
   readonly pattern: RegExp;
-  /** What a match of `pattern` names. */
-  items(match: RegExpMatchArray): MarkerItem[];
+  /** What a text `pattern` matched names, as written; null if it names no number. */
+  items(marker: string): MarkerItem[] | null;
 }
 
 export declare function recordProblem(record: unknown): string | null;
@@ -198,7 +200,8 @@ export declare const MAX_MARKER_LENGTH: number;
 /** The markers written in `text` in any style, where CommonMark shows them as text (not in
  * code, a link, an autolink or an HTML comment), in text order. */
 export declare function findWrittenMarkers(text: string): WrittenMarker[];
-/** The style and items of a whole marker text, or null if it is no style's marker. */
+/** The style and items of a whole marker text, or null if it is no style's marker or names
+ * no number (a plugin's `[S1]`). */
 export declare function readMarker(marker: string): { style: string; items: MarkerItem[] } | null;
 /** The numbers `items` name, in order, each once: a range only when it goes up, holds at
  * most MAX_RANGE numbers and `knows` both its ends. */

@@ -20,7 +20,7 @@
 /** @typedef {import("./index.js").MarkerItem} MarkerItem */
 /** @typedef {import("./index.js").WrittenMarker} WrittenMarker */
 
-import { MARKER_STYLES, namedNumbers, readMarker, readMatch } from "./markers/index.js";
+import { MARKER_STYLES, namedNumbers, readItems, readMarker } from "./markers/index.js";
 
 export { MARKER_STYLES, MAX_MARKER_LENGTH, MAX_RANGE, namedNumbers, readMarker } from "./markers/index.js";
 
@@ -670,41 +670,47 @@ export function findWrittenMarkers(text) {
  * @returns {{ written: WrittenMarker[], shows: (start: number, marker: string) => boolean }}
  */
 function readAnswer(text) {
-  /** @type {WrittenMarker[]} */
-  const matched = [];
-  for (const style of MARKER_STYLES) {
-    for (const match of text.matchAll(style.pattern)) {
-      const read = readMatch(style, match);
-      const start = match.index ?? 0;
-      if (read) matched.push({ start, end: start + match[0].length, text: match[0], ...read });
-    }
-  }
-  matched.sort((a, b) => a.start - b.start || b.end - a.end);
+  const candidates = markerTexts(text);
   const { hidden, labels } = hiddenRanges(text);
   const autolinks = text.includes("<")
     ? [...text.matchAll(AUTOLINK)].map(
         (m) => /** @type {[number, number]} */ ([m.index ?? 0, (m.index ?? 0) + m[0].length]),
       )
     : [];
-  const linkTexts = text.includes("](") ? linkTextRuns(text, labels, matched) : [];
+  const linkTexts = text.includes("](") ? linkTextRuns(text, labels, candidates) : [];
   const comments = text.includes("<!--") ? htmlComments(text) : [];
   /** @param {number} start @param {string} marker */
   const shows = (start, marker) => {
+    if ([hidden, autolinks, linkTexts, comments].some((not) => inCode(start, not))) return false;
     const end = start + marker.length;
-    if ([hidden, autolinks, linkTexts, comments].some((not) => overlaps(start, end, not))) {
-      return false;
-    }
     return !(marker.startsWith("[") && marker.endsWith("]") && isLink(text, end, marker, labels));
   };
   /** @type {WrittenMarker[]} */
   const written = [];
-  for (const marker of matched) {
-    const last = written[written.length - 1];
-    if ((!last || marker.start >= last.end) && shows(marker.start, marker.text)) {
-      written.push(marker);
-    }
+  for (const { start, end } of candidates) {
+    const marker = text.slice(start, end);
+    const read = readItems(marker);
+    if (read && shows(start, marker)) written.push({ start, end, text: marker, ...read });
   }
   return { written, shows };
+}
+
+/**
+ * Where a style's pattern matches `text`, in order, none overlapping an earlier one (at one
+ * start, the longest): what may be a marker.
+ * @param {string} text @returns {Array<{ start: number, end: number }>}
+ */
+function markerTexts(text) {
+  const found = MARKER_STYLES.filter((style) => text.includes(style.opener))
+    .flatMap((style) => [...text.matchAll(style.pattern)])
+    .map((m) => ({ start: m.index ?? 0, end: (m.index ?? 0) + m[0].length }))
+    .sort((a, b) => a.start - b.start || b.end - a.end);
+  /** @type {Array<{ start: number, end: number }>} */
+  const candidates = [];
+  for (const span of found) {
+    if (span.start >= (candidates[candidates.length - 1]?.end ?? 0)) candidates.push(span);
+  }
+  return candidates;
 }
 
 /**
@@ -1122,24 +1128,18 @@ function htmlComments(text) {
 
 /** A URI autolink, `<https://...>`: no marker is in it. */
 const AUTOLINK = /<[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*>/g;
-/** A marker text a plugin may give (`[a]`), beside the styles' markers. */
-const BRACKETED = /\[[^[\]\s]{1,32}\]/g;
 /** What may follow a marker in a link's text up to its closing `](`: text and bracketed
  * words (more markers), no bracket else. */
 const LINK_TEXT = /(?:[^[\]]|\[[^[\]]*\])*/y;
 
-/** The runs of markers that are in a link's text, `[see [1] and [2]](https://...)`: from a
- * marker (one of `written`, or any bracketed word) on, over text and bracketed words, up to a
- * `](`, unless a link is among them (a link's text holds no link: the outer brackets are text
- * then). Each run is read once.
+/** The runs of markers that are in a link's text, `[see [1] and [2]](https://...)`,
+ * `[see 【1】](https://...)`: from a marker (one of `markers`, in order) on, over text and
+ * bracketed words, up to a `](`, unless a link is among them (a link's text holds no link:
+ * the outer brackets are text then). Each run is read once.
  * @param {string} text @param {Set<string>} labels
- * @param {ReadonlyArray<{ start: number, end: number }>} written in text order
+ * @param {ReadonlyArray<{ start: number, end: number }>} markers
  * @returns {Array<[number, number]>} */
-function linkTextRuns(text, labels, written) {
-  const markers = [...text.matchAll(BRACKETED)]
-    .map((m) => ({ start: m.index ?? 0, end: (m.index ?? 0) + m[0].length }))
-    .concat(written)
-    .sort((a, b) => a.start - b.start);
+function linkTextRuns(text, labels, markers) {
   /** @type {Array<[number, number]>} */
   const runs = [];
   let end = 0;
@@ -1176,17 +1176,17 @@ function isLink(text, end, marker, labels) {
   return labels.has(normalLabel(found && found[1] ? found[1] : marker.slice(1, -1)));
 }
 
-/** Whether `start` to `end` overlaps one of the `code` spans (in order, not overlapping).
- * @param {number} start @param {number} end @param {Array<[number, number]>} code */
-function overlaps(start, end, code) {
+/** Whether `position` is in one of the `code` spans (in order, not overlapping).
+ * @param {number} position @param {Array<[number, number]>} code */
+function inCode(position, code) {
   let low = 0;
-  let high = code.length; // the first span starting at `end` or after is in [low, high]
+  let high = code.length; // the first span starting after `position` is in [low, high]
   while (low < high) {
     const middle = (low + high) >> 1;
-    if (code[middle][0] < end) low = middle + 1;
+    if (code[middle][0] <= position) low = middle + 1;
     else high = middle;
   }
-  return low > 0 && start < code[low - 1][1];
+  return low > 0 && position < code[low - 1][1];
 }
 
 // -- showing fields -------------------------------------------------------------------------

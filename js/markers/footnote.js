@@ -1,10 +1,14 @@
 // The footnote style: `[^n]`, inline and at the start of its definition line `[^n]: ...`
 // (a definition that is a CommonMark link reference definition is a link, not a marker).
-import { NUMBER } from "./numbers.js";
+import { number } from "./numbers.js";
 
 /** @type {import("../index.js").MarkerStyle} */
 export const footnote = {
   name: "footnote",
-  pattern: new RegExp(`\\[\\^(${NUMBER})\\]`, "g"),
-  items: (match) => [Number(match[1])],
+  opener: "[",
+  pattern: /\[\^[0-9]{1,9}\]/g,
+  items(marker) {
+    const found = marker.startsWith("[^") ? number(marker.slice(2, -1)) : null;
+    return found === null ? null : [found];
+  },
 };

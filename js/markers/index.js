@@ -1,9 +1,11 @@
-// Every marker style moca-agui reads, in one list: a style is one module of this folder.
-// locateMarkers and findWrittenMarkers read marker syntax only through MARKER_STYLES.
+// Every marker style moca-agui reads, in one list: a style is one module of this folder, the
+// twin of a module of moca_agui.markers. findWrittenMarkers and locateMarkers read marker
+// syntax only through MARKER_STYLES.
 import { footnote } from "./footnote.js";
 import { fullwidth } from "./fullwidth.js";
 import { grouped } from "./grouped.js";
 import { numbered } from "./numbered.js";
+
 import { MAX_MARKER_LENGTH } from "./numbers.js";
 
 export { MAX_MARKER_LENGTH, MAX_RANGE, namedNumbers } from "./numbers.js";
@@ -12,31 +14,30 @@ export { MAX_MARKER_LENGTH, MAX_RANGE, namedNumbers } from "./numbers.js";
 /** @typedef {import("../index.js").MarkerStyle} MarkerStyle */
 
 /** @type {ReadonlyArray<MarkerStyle>} */
-export const MARKER_STYLES = Object.freeze([numbered, grouped, footnote, fullwidth]);
+export const MARKER_STYLES = Object.freeze([footnote, fullwidth, grouped, numbered]);
 
 /**
- * The style and items of `match`, a match of `style.pattern`, or null when it names nothing
- * (longer than MAX_MARKER_LENGTH code points).
- * @param {MarkerStyle} style @param {RegExpMatchArray} match
- * @returns {{ style: string, items: MarkerItem[] } | null}
- */
-export function readMatch(style, match) {
-  const text = match[0];
-  const long = text.length > 2 * MAX_MARKER_LENGTH || [...text].length > MAX_MARKER_LENGTH;
-  return long ? null : { style: style.name, items: style.items(match) };
-}
-
-/**
- * What `marker`, a whole marker text, names in its style (`"[1, 2]"`: grouped, 1 and 2), or
- * null if it is no marker of a style (a plugin's own marker text, say).
+ * What `marker`, a whole marker text, names (`"[1, 2]"`: grouped, 1 and 2), or null if it is
+ * no style's marker or names no number (a plugin's own marker text, `[S1]`, say).
  * @param {string} marker @returns {{ style: string, items: MarkerItem[] } | null}
  */
 export function readMarker(marker) {
-  if (marker.length > 2 * MAX_MARKER_LENGTH) return null;
+  const whole = (/** @type {MarkerStyle} */ style) => {
+    const [first] = marker.matchAll(style.pattern);
+    return first?.index === 0 && first[0].length === marker.length;
+  };
+  return marker.length <= MAX_MARKER_LENGTH && MARKER_STYLES.some(whole) ? readItems(marker) : null;
+}
+
+/**
+ * What `marker`, a text one of the styles' patterns matched, names in the first style that
+ * reads it, or null if none does.
+ * @param {string} marker @returns {{ style: string, items: MarkerItem[] } | null}
+ */
+export function readItems(marker) {
   for (const style of MARKER_STYLES) {
-    for (const match of marker.matchAll(style.pattern)) {
-      if (match.index === 0 && match[0].length === marker.length) return readMatch(style, match);
-    }
+    const items = style.items(marker);
+    if (items !== null) return { style: style.name, items };
   }
   return null;
 }

@@ -1,22 +1,17 @@
 // What every marker style names: numbers n (ASCII digits, 1 to 999999999, no leading 0), and
-// ranges of them. The twin of moca_agui's marker styles: the service reads the same syntax.
+// ranges of them. The twin of moca_agui.markers.style: the service reads the same syntax.
 
 /** @typedef {import("../index.js").MarkerItem} MarkerItem */
 
-/** A number a marker names, as a pattern's source: 1 to 999999999, no leading 0. */
-export const NUMBER = "[1-9][0-9]{0,8}";
-/** A range `a-b` or `a–b` (hyphen-minus or en dash, no spaces), as a pattern's source. */
-export const RANGE = `${NUMBER}[-\u2013]${NUMBER}`;
 /** How many numbers a range names at most: a longer one names nothing. */
 export const MAX_RANGE = 10;
-/** How long a marker's whole text is at most, in code points: a longer one names nothing. */
+/** How long a marker's whole text is at most, in characters (code points). */
 export const MAX_MARKER_LENGTH = 64;
 
-/** A number or a range as written (`3`, `1-3`, `1–3`). @param {string} text
- * @returns {MarkerItem} */
-export function item(text) {
-  const [from, to] = text.split(/[-\u2013]/).map(Number);
-  return to === undefined ? from : { from, to };
+/** The number `digits` writes (ASCII digits, 1 to 999999999, no leading 0), or null.
+ * @param {string} digits @returns {number | null} */
+export function number(digits) {
+  return /^[1-9][0-9]{0,8}$/.test(digits) ? Number(digits) : null;
 }
 
 /**
