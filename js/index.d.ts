@@ -190,8 +190,8 @@ export declare function shortText(
   keepEnd?: number,
 ): { text: string; whole: string | null };
 export declare function locateMarkers(text: string, citations: ReadonlyArray<Citation>): Mention[];
-/** The marker styles read, in order: numbered `[1]`, grouped `[1, 2]` / ranged `[1-3]`,
- * footnote `[^1]`, full-width `【1】` / `【1†source】`. */
+/** The marker styles read, by module name as moca_agui.markers has them: footnote `[^1]`,
+ * full-width `【1】` / `【1†source】`, grouped `[1, 2]` / ranged `[1-3]`, numbered `[1]`. */
 export declare const MARKER_STYLES: ReadonlyArray<MarkerStyle>;
 /** How many numbers a range names at most (10): a longer one names nothing. */
 export declare const MAX_RANGE: number;

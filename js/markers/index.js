@@ -26,7 +26,8 @@ export function readMarker(marker) {
     const [first] = marker.matchAll(style.pattern);
     return first?.index === 0 && first[0].length === marker.length;
   };
-  return marker.length <= MAX_MARKER_LENGTH && MARKER_STYLES.some(whole) ? readItems(marker) : null;
+  // a marker's code points are at most two UTF-16 units each: a longer text is none
+  return marker.length <= 2 * MAX_MARKER_LENGTH && MARKER_STYLES.some(whole) ? readItems(marker) : null;
 }
 
 /**

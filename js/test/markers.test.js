@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { MAX_RANGE, findWrittenMarkers, locateMarkers, withReadableDates } from "moca-agui";
+import { MAX_RANGE, findWrittenMarkers, locateMarkers, readMarker, withReadableDates } from "moca-agui";
 
 import { CASES } from "./cases.js";
 
@@ -151,6 +151,16 @@ test("findWrittenMarkers: each marker as written, its style and the numbers and 
     ["\u30104\u2020src\u3011", { text: "\u30104\u2020src\u3011", style: "fullwidth", items: [4] }],
     ["[2]", { text: "[2]", style: "numbered", items: [2] }],
   ]);
+});
+
+test("readMarker reads one whole marker text of any style; a plugin's own text or a part of a marker is none", () => {
+  assert.deepEqual(readMarker("[1\u20133, 5]"), { style: "grouped", items: [{ from: 1, to: 3 }, 5] });
+  assert.deepEqual(readMarker("\u30102\u2020guide\u3011"), { style: "fullwidth", items: [2] });
+  assert.deepEqual(readMarker("[^4]"), { style: "footnote", items: [4] });
+  assert.deepEqual(readMarker("[7]"), { style: "numbered", items: [7] });
+  for (const none of ["[S1]", "x[1]", "[1]x", "[1][2]", "\u30101,2\u3011", "[0]", "[1234567890]"]) {
+    assert.equal(readMarker(none), null, none);
+  }
 });
 
 test("a plugin's own marker text is found where written; a ref opens its citation, a left-out ref none", () => {
