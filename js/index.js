@@ -738,6 +738,7 @@ export function locateMarkers(text, citations) {
   for (const citation of citations) {
     if (!byRef.has(citation.record.node.ref)) byRef.set(citation.record.node.ref, citation);
     for (const marker of citation.markers ?? (citation.marker ? [citation.marker] : [])) {
+      if (!marker) continue; // no text to find
       add(byMarker, marker, citation);
       const items = readMarker(marker)?.items ?? [];
       if (items.length === 1 && typeof items[0] === "number") add(byNumber, items[0], citation);
@@ -796,18 +797,15 @@ function opens(shared, items, byNumber) {
   const slots = numbers.map((n) => byNumber.get(n) ?? null);
   const numbered = new Set(slots.flatMap((slot) => slot ?? []));
   const rest = shared.filter((citation) => !numbered.has(citation));
-  /** @type {Citation[]} */
-  const opened = [];
-  /** @param {Citation | undefined} citation */
-  const take = (citation) => {
-    if (citation && !opened.includes(citation)) opened.push(citation);
-  };
+  /** @type {Set<Citation>} */
+  const opened = new Set();
+  let next = 0; // the first of `rest` not taken
   for (const slot of slots) {
-    if (slot) slot.forEach(take);
-    else take(rest.shift());
+    if (slot) for (const citation of slot) opened.add(citation);
+    else if (next < rest.length) opened.add(rest[next++]);
   }
-  rest.forEach(take);
-  return opened;
+  for (const citation of rest.slice(next)) opened.add(citation);
+  return [...opened];
 }
 
 /** @template K @param {Map<K, Citation[]>} map @param {K} key @param {Citation} citation */

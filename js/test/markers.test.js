@@ -44,6 +44,10 @@ test("a ref-like token no citation has is found with citation null: not a source
   ]);
 });
 
+test("an empty marker text is found nowhere (searching for it never ended)", () => {
+  assert.deepEqual(locateMarkers("See [1].", [{ marker: "", markers: [""], record: A }]), []);
+});
+
 test("no citations, no text", () => {
   assert.deepEqual(locateMarkers("", []), []);
   assert.deepEqual(locateMarkers("plain text [1]", []), []);
