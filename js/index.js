@@ -687,9 +687,12 @@ function readAnswer(text) {
   };
   /** @type {WrittenMarker[]} */
   const written = [];
+  /** @type {Map<string, ReturnType<typeof readItems>>} */
+  const reads = new Map(); // an answer writes the same markers again and again
   for (const { start, end } of candidates) {
     const marker = text.slice(start, end);
-    const read = readItems(marker);
+    let read = reads.get(marker);
+    if (read === undefined) reads.set(marker, (read = readItems(marker)));
     if (read && shows(start, marker)) written.push({ start, end, text: marker, ...read });
   }
   return { written, shows };
@@ -701,16 +704,27 @@ function readAnswer(text) {
  * @param {string} text @returns {Array<{ start: number, end: number }>}
  */
 function markerTexts(text) {
+  // each style's matches, in order: merged, not sorted (an answer can hold 100,000 markers)
   const found = MARKER_STYLES.filter((style) => text.includes(style.opener))
-    .flatMap((style) => [...text.matchAll(style.pattern)])
-    .map((m) => ({ start: m.index ?? 0, end: (m.index ?? 0) + m[0].length }))
-    .sort((a, b) => a.start - b.start || b.end - a.end);
+    .map((style) => text.matchAll(style.pattern))
+    .map((matches) => ({ matches, next: matches.next().value }));
   /** @type {Array<{ start: number, end: number }>} */
   const candidates = [];
-  for (const span of found) {
-    if (span.start >= (candidates[candidates.length - 1]?.end ?? 0)) candidates.push(span);
+  let end = 0;
+  for (;;) {
+    let first = null;
+    for (const style of found) {
+      const at = style.next?.index ?? Infinity;
+      const head = first?.next;
+      if (at < (head?.index ?? Infinity) ||
+        (head && at === head.index && (style.next?.[0].length ?? 0) > head[0].length)) first = style;
+    }
+    const match = first?.next;
+    if (!first || !match) return candidates;
+    first.next = first.matches.next().value;
+    const start = match.index ?? 0;
+    if (start >= end) candidates.push({ start, end: (end = start + match[0].length) });
   }
-  return candidates;
 }
 
 /**
@@ -748,8 +762,11 @@ export function locateMarkers(text, citations) {
   const found = [];
   if (byMarker.size) {
     const { written, shows } = readAnswer(text);
+    /** @type {Map<string, Citation[]>} */
+    const opening = new Map(); // what each marker text opens, read once
     for (const { start, end, text: marker, items } of written) {
-      const opened = opens(byMarker.get(marker) ?? [], items, byNumber);
+      let opened = opening.get(marker);
+      if (!opened) opening.set(marker, (opened = opens(byMarker.get(marker) ?? [], items, byNumber)));
       if (opened.length) found.push({ start, end, citation: opened[0], citations: opened });
     }
     for (const [marker, opened] of byMarker) {
