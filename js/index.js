@@ -705,26 +705,31 @@ function readAnswer(text) {
  */
 function markerTexts(text) {
   // each style's matches, in order: merged, not sorted (an answer can hold 100,000 markers)
-  const found = MARKER_STYLES.filter((style) => text.includes(style.opener))
-    .map((style) => text.matchAll(style.pattern))
-    .map((matches) => ({ matches, next: matches.next().value }));
+  const styles = MARKER_STYLES.filter((style) => text.includes(style.opener)).map((style) => {
+    const matches = text.matchAll(style.pattern);
+    return { matches, next: matches.next().value };
+  });
   /** @type {Array<{ start: number, end: number }>} */
   const candidates = [];
   let end = 0;
   for (;;) {
-    let first = null;
-    for (const style of found) {
-      const at = style.next?.index ?? Infinity;
-      const head = first?.next;
-      if (at < (head?.index ?? Infinity) ||
-        (head && at === head.index && (style.next?.[0].length ?? 0) > head[0].length)) first = style;
-    }
+    let first = styles[0];
+    for (const style of styles) if (goesBefore(style.next, first.next)) first = style;
     const match = first?.next;
-    if (!first || !match) return candidates;
+    if (!match) return candidates;
     first.next = first.matches.next().value;
     const start = match.index ?? 0;
     if (start >= end) candidates.push({ start, end: (end = start + match[0].length) });
   }
+}
+
+/** Whether match `a` goes before `b` (none: after all): it starts earlier, or at the same
+ * place and is longer. @param {RegExpMatchArray | undefined} a
+ * @param {RegExpMatchArray | undefined} b */
+function goesBefore(a, b) {
+  if (!a || !b) return Boolean(a);
+  const [at, other] = [a.index ?? 0, b.index ?? 0];
+  return at < other || (at === other && a[0].length > b[0].length);
 }
 
 /**
