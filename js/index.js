@@ -1158,11 +1158,10 @@ const AUTOLINK = /<[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*>/g;
  * words (more markers), no bracket else. */
 const LINK_TEXT = /(?:[^[\]]|\[[^[\]]*\])*/y;
 
-/** The runs of markers that are in a link's text, `[see [1] and [2]](https://...)`: from a
- * bracketed marker (one of `markers`, in order) on, over text and bracketed words, up to a
- * `](`, unless a link is among them (a link's text holds no link: the outer brackets are
- * text then). Each run is read once; as moca_agui reads them, none starts at a full-width
- * marker.
+/** The runs of markers that are in a link's text, `[see [1] and [2]](https://...)`,
+ * `[see 【1】](https://...)`: from a marker of any style (one of `markers`, in order) on,
+ * over text and bracketed words, up to a `](`, unless a link is among them (a link's text
+ * holds no link: the outer brackets are text then). Each run is read once.
  * @param {string} text @param {Set<string>} labels
  * @param {ReadonlyArray<{ start: number, end: number }>} markers
  * @returns {Array<[number, number]>} */
@@ -1171,7 +1170,7 @@ function linkTextRuns(text, labels, markers) {
   const runs = [];
   let end = 0;
   for (const marker of markers) {
-    if (marker.start < end || text[marker.start] !== "[") continue; // in the last run, or no bracket
+    if (marker.start < end) continue; // in the run read last
     LINK_TEXT.lastIndex = marker.end;
     LINK_TEXT.exec(text);
     end = LINK_TEXT.lastIndex;

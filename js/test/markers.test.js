@@ -129,10 +129,14 @@ test("no style's marker in code, a link, a link's text, an autolink or an HTML c
   const hidden = [
     "`[1, 2]`", "`[1-3]`", "`[^1]`", "`\u30101\u3011`", "```\n[1, 2] [^1] \u30101\u2020s\u3011\n```",
     "    [1-3] indented", "[1, 2](https://example.org/a)", "[see [1, 2]](https://example.org/a)",
-"[^1](https://example.org/a)", "<https://x.org/[1-3]>",
+    "[see \u30101\u3011](https://example.org/a)", "[\u30101\u2020source\u3011 and [2]](https://x)",
+    "[^1](https://example.org/a)", "<https://x.org/[1-3]>",
     "<!-- [1, 2] [^1] \u30101\u3011 -->", "[1, 2][docs]\n\n[docs]: https://example.org/d",
   ];
-  for (const text of hidden) assert.deepEqual(opened(text, numbered(3)), [], text);
+  for (const text of hidden) {
+    assert.deepEqual(opened(text, numbered(3)), [], text);
+    assert.deepEqual(findWrittenMarkers(text), [], text); // the middleware cites none either
+  }
   const shown = "`code` [1, 2] then [^3] and \u30101\u3011 (see [2-3])";
   assert.deepEqual(opened(shown, numbered(3)),
     [["[1, 2]", [1, 2]], ["[^3]", [3]], ["\u30101\u3011", [1]], ["[2-3]", [2, 3]]]);
