@@ -3,6 +3,7 @@
 // number or a range (hyphen-minus or en dash, no spaces).
 import { MAX_MARKER_LENGTH, number } from "./numbers.js";
 
+const RANGE = "[0-9]{1,9}[-\u2013][0-9]{1,9}";
 const ITEM = "[0-9]{1,9}(?:[-\u2013][0-9]{1,9})?";
 const SEPARATOR = /[ \t]*,[ \t]*/;
 
@@ -10,7 +11,8 @@ const SEPARATOR = /[ \t]*,[ \t]*/;
 export const grouped = {
   name: "grouped",
   opener: "[",
-  pattern: new RegExp(`\\[${ITEM}(?:${SEPARATOR.source}${ITEM}){0,31}\\]`, "g"),
+  // one range, or two items or more: never a lone `[1]`, the numbered style's
+  pattern: new RegExp(`\\[(?:${RANGE}|${ITEM}(?:${SEPARATOR.source}${ITEM}){1,31})\\]`, "g"),
   items(marker) {
     const bracketed = marker.startsWith("[") && marker.endsWith("]");
     if (!bracketed || marker.length > MAX_MARKER_LENGTH) return null;
