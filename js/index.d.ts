@@ -128,8 +128,39 @@ export interface Badge {
 export interface Mention {
   start: number;
   end: number;
-  /** The citation referred to, or null for a ref the service left out: not a source. */
+  /** `citations[0]`: the citation referred to, or null for a ref the service left out. */
   citation: Citation | null;
+  /**
+   * Every citation the marker opens (`[1, 2]`: both sources), in the order it names their
+   * numbers, the others in the event's order; empty for a ref the service left out.
+   */
+  citations: readonly Citation[];
+}
+
+/** What a marker names: a number, or a range of numbers as written (`1-3`, `1–3`). */
+export type MarkerItem = number | { from: number; to: number };
+
+/** A marker written in an answer, where CommonMark shows it as text. */
+export interface WrittenMarker {
+  start: number;
+  end: number;
+  /** The marker's whole text, `text.slice(start, end)`: `"[1, 2]"`, `"【1†source】"`. */
+  text: string;
+  /** Its style's name: "numbered", "grouped", "footnote" or "fullwidth". */
+  style: string;
+  /** The numbers and ranges it names, in the order written. */
+  items: readonly MarkerItem[];
+}
+
+/** One marker style: one module of `markers/`, the twin of one of moca_agui.markers. */
+export interface MarkerStyle {
+  readonly name: string;
+  /** The character its markers start with. */
+  readonly opener: string;
+  /** What may be a marker of the style (flag `g`): each match a whole text. */
+  readonly pattern: RegExp;
+  /** What a text `pattern` matched names, as written; null if it names no number. */
+  items(marker: string): MarkerItem[] | null;
 }
 
 export declare function recordProblem(record: unknown): string | null;
@@ -159,8 +190,25 @@ export declare function shortText(
   keepEnd?: number,
 ): { text: string; whole: string | null };
 export declare function locateMarkers(text: string, citations: ReadonlyArray<Citation>): Mention[];
-/** Each bracketed marker where CommonMark shows `text` as text, in order (none in code or links). */
-export declare function shownMarkers(text: string): Array<{ start: number; end: number; marker: string }>;
+/** The marker styles read, by module name as moca_agui.markers has them: footnote `[^1]`,
+ * full-width `【1】` / `【1†source】`, grouped `[1, 2]` / ranged `[1-3]`, numbered `[1]`. */
+export declare const MARKER_STYLES: ReadonlyArray<MarkerStyle>;
+/** How many numbers a range names at most (10): a longer one names nothing. */
+export declare const MAX_RANGE: number;
+/** How long a marker's whole text is at most (64 code points): a longer one names nothing. */
+export declare const MAX_MARKER_LENGTH: number;
+/** The markers written in `text` in any style, where CommonMark shows them as text (not in
+ * code, a link, an autolink or an HTML comment), in text order. */
+export declare function findWrittenMarkers(text: string): WrittenMarker[];
+/** The style and items of a whole marker text, or null if it is no style's marker or names
+ * no number (a plugin's `[S1]`). */
+export declare function readMarker(marker: string): { style: string; items: MarkerItem[] } | null;
+/** The numbers `items` name, in order, each once: a range only when it goes up, holds at
+ * most MAX_RANGE numbers and `knows` both its ends. */
+export declare function namedNumbers(
+  items: ReadonlyArray<MarkerItem>,
+  knows: (n: number) => boolean,
+): number[];
 export declare function withReadableDates(
   text: string,
   options?: { locale?: string; timeZone?: string },

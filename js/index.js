@@ -1,5 +1,6 @@
 // moca-agui: show the MOCA sources of an agent's answers, with their trust signals, in an
-// AG-UI web UI. No imports and no build step: the same file runs in Node and in a browser.
+// AG-UI web UI. No dependencies and no build step: the same modules run in Node and in a
+// browser (the marker styles are the modules of markers/).
 //
 // The rules are the client rules of MOCA citations over AG-UI 0.6.0 (section 4), the same as
 // the Python package's moca_agui.client: an event of an unknown version, for a message the
@@ -16,6 +17,12 @@
 /** @typedef {import("./index.js").Mention} Mention */
 /** @typedef {import("./index.js").HeldMessage} HeldMessage */
 /** @typedef {import("./index.js").CitationsSubscriber} CitationsSubscriber */
+/** @typedef {import("./index.js").MarkerItem} MarkerItem */
+/** @typedef {import("./index.js").WrittenMarker} WrittenMarker */
+
+import { MARKER_STYLES, namedNumbers, readItems, readMarker } from "./markers/index.js";
+
+export { MARKER_STYLES, MAX_MARKER_LENGTH, MAX_RANGE, namedNumbers, readMarker } from "./markers/index.js";
 
 export const EVENT_NAME = "moca.citations";
 export const EVENT_VERSION = 1;
@@ -644,40 +651,140 @@ const TRAILING = /[\p{P}*_~]$/u;
 const REF_LIKE = /^[A-Za-z][A-Za-z0-9+.-]*:[^@#]*@[^#]*#./;
 
 /**
- * Where the answer `text` refers to its sources, as offsets (`text.slice(start, end)`), in
- * text order, none inside another: each occurrence of a citation's marker where CommonMark
- * shows it as text, as the service reads them (none in code: `xs[2]` in code is an index;
- * none in a link: `[1](https://...)`, `[1][docs]`, `[1]` with a definition
- * `[1]: https://...`), each ref of a
- * citation standing between delimiters, and each ref-like token (`<package id>@<version>#
- * <path>`) that no citation has, with `citation` null: a reference the service left out,
- * which is not a source.
- * @param {string} text @param {ReadonlyArray<Citation>} citations @returns {Mention[]}
+ * The markers written in the answer `text` in any style of MARKER_STYLES (`[1]`, `[1, 2]`,
+ * `[1-3]`, `[^1]`, `【1†source】`), where CommonMark shows them as text, in text order, none
+ * inside another: none in code (`xs[2]` in code is an index), a link (`[1](https://...)`,
+ * `[1][docs]`, `[1]` with a definition `[1]: https://...`, a link's text), an autolink or an
+ * HTML comment; the service reads the same. Each with the numbers and ranges it names as
+ * written (`namedNumbers` says which numbers those are).
+ * @param {string} text @returns {WrittenMarker[]}
  */
-export function locateMarkers(text, citations) {
-  /** @type {Map<string, Citation>} */
-  const byRef = new Map();
-  for (const citation of citations) {
-    if (!byRef.has(citation.record.node.ref)) byRef.set(citation.record.node.ref, citation);
-  }
-  /** @type {Mention[]} */
-  const found = [];
+export function findWrittenMarkers(text) {
+  return readAnswer(text).written;
+}
+
+/**
+ * The markers written in `text` (findWrittenMarkers), and whether a text `marker` at
+ * `start` is shown as text, not code, a link or a comment.
+ * @param {string} text
+ * @returns {{ written: WrittenMarker[], shows: (start: number, marker: string) => boolean }}
+ */
+function readAnswer(text) {
+  const candidates = markerTexts(text);
   const { hidden, labels } = hiddenRanges(text);
   const autolinks = text.includes("<")
     ? [...text.matchAll(AUTOLINK)].map(
         (m) => /** @type {[number, number]} */ ([m.index ?? 0, (m.index ?? 0) + m[0].length]),
       )
     : [];
-  const linkTexts = text.includes("](") ? linkTextRuns(text, labels) : [];
+  const linkTexts = text.includes("](") ? linkTextRuns(text, labels, candidates) : [];
   const comments = text.includes("<!--") ? htmlComments(text) : [];
+  /** @param {number} start @param {string} marker */
+  const shows = (start, marker) => {
+    if ([hidden, autolinks, linkTexts, comments].some((not) => inCode(start, not))) return false;
+    const end = start + marker.length;
+    return !(marker.startsWith("[") && marker.endsWith("]") && isLink(text, end, marker, labels));
+  };
+  /** @type {WrittenMarker[]} */
+  const written = [];
+  /** @type {Map<string, ReturnType<typeof readItems>>} */
+  const reads = new Map(); // an answer writes the same markers again and again
+  let after = 0; // the end of the last marker found: none is inside it
+  for (const { start, end } of candidates) {
+    if (start < after) continue;
+    const marker = text.slice(start, end);
+    let read = reads.get(marker);
+    if (read === undefined) reads.set(marker, (read = readItems(marker)));
+    if (read && shows(start, marker)) {
+      written.push({ start, end, text: marker, ...read });
+      after = end;
+    }
+  }
+  return { written, shows };
+}
+
+/**
+ * Where a style's pattern matches `text`, each once, in order (at one start, the longest
+ * first; one may hold another, `【see [1]】`): what may be a marker.
+ * @param {string} text @returns {Array<{ start: number, end: number }>}
+ */
+function markerTexts(text) {
+  // each style's matches, in order: merged, not sorted (an answer can hold 100,000 markers)
+  const styles = MARKER_STYLES.filter((style) => text.includes(style.opener)).map((style) => {
+    const matches = text.matchAll(style.pattern);
+    return { matches, next: matches.next().value };
+  });
+  /** @type {Array<{ start: number, end: number }>} */
+  const candidates = [];
+  for (;;) {
+    let first = styles[0];
+    for (const style of styles) if (goesBefore(style.next, first.next)) first = style;
+    const match = first?.next;
+    if (!match) return candidates;
+    first.next = first.matches.next().value;
+    const start = match.index ?? 0;
+    const end = start + match[0].length;
+    const last = candidates[candidates.length - 1];
+    if (!last || last.start !== start || last.end !== end) candidates.push({ start, end });
+  }
+}
+
+/** Whether match `a` goes before `b` (none: after all): it starts earlier, or at the same
+ * place and is longer. @param {RegExpMatchArray | undefined} a
+ * @param {RegExpMatchArray | undefined} b */
+function goesBefore(a, b) {
+  if (!a || !b) return Boolean(a);
+  const [at, other] = [a.index ?? 0, b.index ?? 0];
+  return at < other || (at === other && a[0].length > b[0].length);
+}
+
+/**
+ * Where the answer `text` refers to its sources, as offsets (`text.slice(start, end)`), in
+ * text order, none inside another: each marker written in it (findWrittenMarkers) that opens
+ * a citation, each other marker text a citation has where CommonMark shows it as text, each
+ * ref of a citation standing between delimiters, and each ref-like token (`<package id>@
+ * <version>#<path>`) that no citation has, with `citation` null and `citations` empty: a
+ * reference the service left out, which is not a source.
+ *
+ * A marker text T opens (`citations`): the citations whose marker is T, and each citation
+ * whose marker is a single-number marker of any style (`[n]`, `[^n]`, `【n】`, `【n†…】`) for a
+ * number n that T names (a range in T counts when both its ends are such numbers or T is a
+ * citation's marker, and it holds at most MAX_RANGE numbers); in the order T names their
+ * numbers, the others in the event's order. `citation` is the first.
+ * @param {string} text @param {ReadonlyArray<Citation>} citations @returns {Mention[]}
+ */
+export function locateMarkers(text, citations) {
+  /** @type {Map<string, Citation>} */
+  const byRef = new Map();
+  /** @type {Map<string, Citation[]>} */
+  const byMarker = new Map();
+  /** @type {Map<number, Citation[]>} */
+  const byNumber = new Map();
   for (const citation of citations) {
+    if (!byRef.has(citation.record.node.ref)) byRef.set(citation.record.node.ref, citation);
     for (const marker of citation.markers ?? (citation.marker ? [citation.marker] : [])) {
-      const bracketed = marker.startsWith("[") && marker.endsWith("]");
+      if (!marker) continue; // no text to find
+      add(byMarker, marker, citation);
+      const items = readMarker(marker)?.items ?? [];
+      if (items.length === 1 && typeof items[0] === "number") add(byNumber, items[0], citation);
+    }
+  }
+  /** @type {Mention[]} */
+  const found = [];
+  if (byMarker.size) {
+    const { written, shows } = readAnswer(text);
+    /** @type {Map<string, Citation[]>} */
+    const opening = new Map(); // what each marker text opens, read once
+    for (const { start, end, text: marker, items } of written) {
+      let opened = opening.get(marker);
+      if (!opened) opening.set(marker, (opened = opens(byMarker.get(marker) ?? [], items, byNumber)));
+      if (opened.length) found.push({ start, end, citation: opened[0], citations: opened });
+    }
+    for (const [marker, opened] of byMarker) {
+      if (readMarker(marker)) continue; // a style's marker: found where written
       for (let at = text.indexOf(marker); at !== -1; at = text.indexOf(marker, at + 1)) {
-        const end = at + marker.length;
-        const shown = ![hidden, autolinks, linkTexts, comments].some((not) => inCode(at, not));
-        if (shown && !(bracketed && isLink(text, end, marker, labels))) {
-          found.push({ start: at, end, citation });
+        if (shows(at, marker)) {
+          found.push({ start: at, end: at + marker.length, citation: opened[0], citations: opened });
         }
       }
     }
@@ -691,7 +798,9 @@ export function locateMarkers(text, citations) {
       start += 1;
     }
     const citation = byRef.get(token) ?? null;
-    if (citation || REF_LIKE.test(token)) found.push({ start, end: start + token.length, citation });
+    if (citation || REF_LIKE.test(token)) {
+      found.push({ start, end: start + token.length, citation, citations: citation ? [citation] : [] });
+    }
   }
   found.sort((a, b) => a.start - b.start || b.end - a.end);
   /** @type {Mention[]} */
@@ -705,29 +814,33 @@ export function locateMarkers(text, citations) {
 }
 
 /**
- * Each bracketed marker (`[1]`, `[a]`) where CommonMark shows `text` as text, in order, as
- * the service finds them (moca_agui's find_markers): none in code, a link, a link's text,
- * an autolink or an HTML comment. What `moca-agui/middleware` reads an answer's markers with.
- * @param {string} text @returns {Array<{ start: number, end: number, marker: string }>}
+ * The citations a written marker opens: `shared` (those whose marker is its text) and, for
+ * each number its `items` name, the citations of that single number (`byNumber`); in the
+ * order of its numbers, each of `shared` no number gives in the first place no number fills.
+ * @param {Citation[]} shared @param {ReadonlyArray<MarkerItem>} items
+ * @param {Map<number, Citation[]>} byNumber @returns {Citation[]}
  */
-export function shownMarkers(text) {
-  if (!text.includes("[")) return [];
-  const { hidden, labels } = hiddenRanges(text);
-  const autolinks = text.includes("<")
-    ? [...text.matchAll(AUTOLINK)].map(
-        (m) => /** @type {[number, number]} */ ([m.index ?? 0, (m.index ?? 0) + m[0].length]),
-      )
-    : [];
-  const linkTexts = text.includes("](") ? linkTextRuns(text, labels) : [];
-  const comments = text.includes("<!--") ? htmlComments(text) : [];
-  const found = [];
-  for (const match of text.matchAll(BRACKETED)) {
-    const start = match.index ?? 0;
-    const end = start + match[0].length;
-    if ([hidden, autolinks, linkTexts, comments].some((not) => inCode(start, not))) continue;
-    if (!isLink(text, end, match[0], labels)) found.push({ start, end, marker: match[0] });
+function opens(shared, items, byNumber) {
+  const numbers = namedNumbers(items, shared.length ? () => true : (n) => byNumber.has(n));
+  const slots = numbers.map((n) => byNumber.get(n) ?? null);
+  const numbered = new Set(slots.flatMap((slot) => slot ?? []));
+  const rest = shared.filter((citation) => !numbered.has(citation));
+  /** @type {Set<Citation>} */
+  const opened = new Set();
+  let next = 0; // the first of `rest` not taken
+  for (const slot of slots) {
+    if (slot) for (const citation of slot) opened.add(citation);
+    else if (next < rest.length) opened.add(rest[next++]);
   }
-  return found;
+  for (const citation of rest.slice(next)) opened.add(citation);
+  return [...opened];
+}
+
+/** @template K @param {Map<K, Citation[]>} map @param {K} key @param {Citation} citation */
+function add(map, key, citation) {
+  const held = map.get(key);
+  if (!held) map.set(key, [citation]);
+  else if (held[held.length - 1] !== citation) held.push(citation); // one citation's markers
 }
 
 // -- what CommonMark does not show as text (moca_agui.records.code) ---------------------
@@ -1041,28 +1154,28 @@ function htmlComments(text) {
 
 /** A URI autolink, `<https://...>`: no marker is in it. */
 const AUTOLINK = /<[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*>/g;
-/** A marker, as moca_agui finds them. */
-const BRACKETED = /\[[^[\]\s]{1,32}\]/g;
 /** What may follow a marker in a link's text up to its closing `](`: text and bracketed
  * words (more markers), no bracket else. */
 const LINK_TEXT = /(?:[^[\]]|\[[^[\]]*\])*/y;
 
-/** The runs of markers that are in a link's text, `[see [1] and [2]](https://...)`: from a
- * marker on, over text and bracketed words, up to a `](`, unless a link is among them (a
- * link's text holds no link: the outer brackets are text then). Each run is read once.
- * @param {string} text @param {Set<string>} labels @returns {Array<[number, number]>} */
-function linkTextRuns(text, labels) {
+/** The runs of markers that are in a link's text, `[see [1] and [2]](https://...)`,
+ * `[see 【1】](https://...)`: from a marker of any style (one of `markers`, in order) on,
+ * over text and bracketed words, up to a `](`, unless a link is among them (a link's text
+ * holds no link: the outer brackets are text then). Each run is read once.
+ * @param {string} text @param {Set<string>} labels
+ * @param {ReadonlyArray<{ start: number, end: number }>} markers
+ * @returns {Array<[number, number]>} */
+function linkTextRuns(text, labels, markers) {
   /** @type {Array<[number, number]>} */
   const runs = [];
   let end = 0;
-  for (const match of text.matchAll(BRACKETED)) {
-    const start = match.index ?? 0;
-    if (start < end) continue; // in the run read last
-    LINK_TEXT.lastIndex = start + match[0].length;
+  for (const marker of markers) {
+    if (marker.start < end) continue; // in the run read last
+    LINK_TEXT.lastIndex = marker.end;
     LINK_TEXT.exec(text);
     end = LINK_TEXT.lastIndex;
-    const inner = text.slice(start, end);
-    if (text.startsWith("](", end) && !holdsLink(inner, labels)) runs.push([start, end]);
+    const inner = text.slice(marker.start, end);
+    if (text.startsWith("](", end) && !holdsLink(inner, labels)) runs.push([marker.start, end]);
   }
   return runs;
 }

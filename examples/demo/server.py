@@ -13,6 +13,7 @@ import asyncio
 import errno
 import importlib
 import json
+import re
 import socket
 import sys
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -81,6 +82,8 @@ EXTRA_MODULES: dict[str, tuple[str, ...]] = {
 _JS = "text/javascript; charset=utf-8"
 #: The npm package's files the page loads, served under /moca-agui/ (the wheel ships them).
 PACKAGE_FILES = ("index.js", "dom.js", "view.js", "styles.css")
+#: The name of a module of the npm package's `markers/`, which index.js imports.
+_MARKER_MODULE = re.compile(r"[a-z][a-z0-9-]*\.js")
 #: path -> (file under the demo's package, media type)
 _STATIC = {
     "/": ("static/index.html", "text/html; charset=utf-8"),
@@ -180,24 +183,37 @@ def demo_app(service: ASGIApp) -> Starlette:
         media_type = "text/css; charset=utf-8" if name.endswith(".css") else _JS
         return Response(moca_agui_file(name), media_type=media_type, headers=_page_headers())
 
+    async def marker_module(request: Request) -> Response:  # what index.js imports
+        name = request.path_params["name"]
+        try:
+            body = moca_agui_file(f"markers/{name}") if _MARKER_MODULE.fullmatch(name) else None
+        except FileNotFoundError:
+            body = None
+        if body is None:
+            return Response(status_code=404, headers=_page_headers())
+        return Response(body, media_type=_JS, headers=_page_headers())
+
     async def no_icon(request: Request) -> Response:  # browsers ask; the page has none
         return Response(status_code=204, headers=_page_headers())
 
     routes: list[Route | Mount] = [Route(path, static, methods=["GET"]) for path in _STATIC]
     routes.append(Route("/moca-agui/{name}", package_file, methods=["GET"]))
+    routes.append(Route("/moca-agui/markers/{name}", marker_module, methods=["GET"]))
     routes.append(Route("/favicon.ico", no_icon, methods=["GET"]))
     routes.append(Mount("", app=service))
     return Starlette(routes=routes)
 
 
 def moca_agui_file(name: str) -> bytes:
-    """A file of the npm package (one of PACKAGE_FILES), which the page loads: its client
-    rules, views and styles are the package's own. A wheel ships them in `moca_agui/js/`; an
-    editable install from a clone reads them from the clone's `js/`."""
-    shipped = files("moca_agui").joinpath("js", name)
+    """A file of the npm package (one of PACKAGE_FILES, or `markers/{module}.js`), which the
+    page loads; FileNotFoundError if there is none. Its client rules, views and styles are the
+    package's own. A wheel ships them in `moca_agui/js/`; an editable install from a clone
+    reads them from the clone's `js/`."""
+    parts = name.split("/")
+    shipped = files("moca_agui").joinpath("js", *parts)
     if shipped.is_file():
         return shipped.read_bytes()
-    clone = Path(str(files("moca_agui.demo"))).parents[1] / "js" / name
+    clone = Path(str(files("moca_agui.demo"))).parents[1].joinpath("js", *parts)
     return clone.read_bytes()
 
 

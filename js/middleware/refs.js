@@ -1,25 +1,25 @@
 // Where an answer names its sources: markers (read where CommonMark shows text) and
 // versioned node refs (moca_agui.records.references).
-import { shownMarkers } from "../index.js";
+import { MAX_RANGE, findWrittenMarkers, namedNumbers } from "../index.js";
 import { log } from "./log.js";
 
-/** n if `marker` is `[n]` as the numbering writes it (no leading 0, at most 9 digits).
- * @param {string} marker */
-function markerNumber(marker) {
-  const inner = /^\[([1-9][0-9]{0,8})\]$/.exec(marker);
-  return inner ? Number(inner[1]) : null;
-}
-
 /**
- * Each marker `text` shows as text, in order, with the numbers it names: the one place the
- * marker syntax is read (issue 47's marker styles replace it, a marker naming several).
- * @param {string} text @returns {Array<{ start: number, marker: string, numbers: number[] }>}
+ * Each marker `text` shows as text, in any style (findWrittenMarkers: `[1]`, `[1, 2]`,
+ * `[1-3]`, `[^1]`, `【1†source】`), in order, with the numbers it names: a range only when
+ * `knows` both its ends (and it goes up and holds at most MAX_RANGE numbers, else logged).
+ * @param {string} text @param {(n: number) => boolean} knows
+ * @returns {Array<{ start: number, marker: string, numbers: number[] }>}
  */
-export function markersIn(text) {
+export function markersIn(text, knows) {
   const found = [];
-  for (const { start, marker } of shownMarkers(text)) {
-    const number = markerNumber(marker);
-    if (number !== null) found.push({ start, marker, numbers: [number] });
+  for (const { start, text: marker, items } of findWrittenMarkers(text)) {
+    for (const item of items) {
+      if (typeof item !== "number" && !namedNumbers([item], knows).length) {
+        log.debug(`left out ${item.from}-${item.to} of ${marker}: a range goes up, holds at most ` +
+          `${MAX_RANGE} numbers and both its ends name a source of this run`);
+      }
+    }
+    found.push({ start, marker, numbers: namedNumbers(items, knows) });
   }
   return found;
 }

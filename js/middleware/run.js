@@ -518,16 +518,19 @@ export class CitationRun {
     if (!context.blind) {
       /** @type {Set<string>} */
       const unsureMarkers = new Set();
-      for (const { start, marker, numbers } of markersIn(text)) {
+      const knows = (/** @type {number} */ number) => this.knownEntry(number, context) !== null;
+      for (const { start, marker, numbers } of markersIn(text, knows)) {
         for (const number of numbers) {
           const entry = this.entryOfNumber(number, context);
-          if (!entry) continue;
-          const key = keyOf(entry);
-          if (context.unsure.has(key) && this.shown.get(key) !== `[${number}]`) {
+          if (!entry) {
+            log.debug(`left out ${number} of ${marker}: it names no source of this run`);
+            continue;
+          }
+          if (this.isUnsure(entry, number, context)) {
             unsureMarkers.add(marker);
             continue;
           }
-          const seen = /** @type {Seen} */ (context.seen.get(key));
+          const seen = /** @type {Seen} */ (context.seen.get(keyOf(entry)));
           mentions.push({ start, ref: entry.ref, seen, marker });
         }
       }
@@ -546,6 +549,21 @@ export class CitationRun {
       if (!had || (had.marker === null && marker)) first.set(seen.key, { seen, marker });
     }
     return first;
+  }
+
+  /** The entry the number n names, if the run holds it and knows which source it is.
+   * @param {number} number @param {Context} context @returns {Entry | null} */
+  knownEntry(number, context) {
+    const entry = this.entryOfNumber(number, context);
+    return entry && !this.isUnsure(entry, number, context) ? entry : null;
+  }
+
+  /** Whether the source the model numbered n is not known: `entry` is listed out of its
+   * call's order and the model was not shown its number.
+   * @param {Entry} entry @param {number} number @param {Context} context */
+  isUnsure(entry, number, context) {
+    const key = keyOf(entry);
+    return context.unsure.has(key) && this.shown.get(key) !== `[${number}]`;
   }
 
   /** The entry the number n names, if the run holds it: what the marker table gives `[n]`

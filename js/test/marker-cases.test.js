@@ -1,5 +1,6 @@
 // The marker case table shared with moca_agui (Python): tests/markers/marker-cases.json.
-// Each case's markers are placed as the service found them: none in code, none in a link.
+// Each case's markers are placed as the service found them (none in code, none in a link), and
+// each opens the citations of the markers it names.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
@@ -17,7 +18,10 @@ for (const c of TABLE.cases) {
       marker,
       record: { ...CASES.base, node: { ...CASES.base.node, ref: `${CASES.base.node.ref}-${index}` } },
     }));
-    const found = locateMarkers(c.text, citations).map((m) => [m.citation?.marker, m.start]);
-    assert.deepEqual(found, c.found);
+    const mentions = locateMarkers(c.text, citations);
+    assert.deepEqual(mentions.map((m) => [c.text.slice(m.start, m.end), m.start]), c.found);
+    // what each opens: the markers of the citations it names (its own text unless told)
+    const opens = c.opens ?? c.found.map(([marker]) => [marker]);
+    assert.deepEqual(mentions.map((m) => m.citations.map((citation) => citation.marker)), opens);
   });
 }

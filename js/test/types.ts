@@ -1,6 +1,9 @@
 // What a TypeScript user of moca-agui writes; `tsc -p .` checks it against the shipped types.
 import { HttpAgent } from "@ag-ui/client";
-import { type Badge, type Citation, MocaCitations, locateMarkers, safeUrl, trustBadges } from "moca-agui";
+import {
+  type Badge, type Citation, type MarkerItem, MocaCitations, findWrittenMarkers, locateMarkers, namedNumbers, safeUrl,
+  trustBadges,
+} from "moca-agui";
 import { CitationMiddleware, DEFAULT_READER_TOOLS } from "moca-agui/middleware";
 import { MocaMarkers, MocaSources, useMocaCitations, useMocaMarkers } from "moca-agui/react";
 import { citeMarkers, renderSources, showSources } from "moca-agui/dom";
@@ -22,6 +25,11 @@ const badges: Badge[] = citations.flatMap((c) => trustBadges(c.record));
 const link: string | null = safeUrl(citations[0]?.record.evidence?.[0]?.source.url);
 const stop: () => void = store.subscribe(() => {});
 const mentions = locateMarkers("See [1].", citations).map((m) => m.citation?.marker ?? "left out");
+const opened: readonly Citation[][] = locateMarkers("See [1, 2].", citations).map((m) => [...m.citations]);
+const written: number[][] = findWrittenMarkers("See [1-3].").map((m) => {
+  const items: readonly MarkerItem[] = m.items;
+  return namedNumbers(items, (n) => n <= 3);
+});
 
 export function Sources({ messageId }: { messageId: string }) {
   return createElement(MocaSources, { value: useMocaCitations(store, messageId), locale: "en" });
@@ -39,4 +47,4 @@ export function plainPage(answer: Element, value = store.get("message-id")) {
   const shown: HTMLElement | null = list ? showSources(list, value?.citations ?? []) : null;
   return { wrapped, shown };
 }
-export { badges, link, mentions, stop };
+export { badges, link, mentions, opened, stop, written };

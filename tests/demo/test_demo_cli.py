@@ -235,6 +235,12 @@ def test_without_a_question_it_serves_the_page_and_the_endpoint() -> None:
             served = httpx.get(f"{base}/moca-agui/{name}", timeout=5).content
             assert served == (ROOT / "js" / name).read_bytes()
         assert httpx.get(base + "/moca-agui/package.json", timeout=5).status_code == 404
+        for style in ("index.js", "grouped.js"):  # the marker modules index.js imports
+            imported = httpx.get(f"{base}/moca-agui/markers/{style}", timeout=5)
+            assert imported.headers["content-type"].startswith("text/javascript")
+            assert imported.content == (ROOT / "js/markers" / style).read_bytes()
+        for missing in ("none.js", "..%2Findex.js", "INDEX.JS", "numbers.css"):
+            assert httpx.get(f"{base}/moca-agui/markers/{missing}", timeout=5).status_code == 404
         icon = httpx.get(base + "/favicon.ico", timeout=5)  # browsers ask for it: no 404
         assert (icon.status_code, icon.content) == (204, b"")
         body = run_input("How do I treat varroa mites?")

@@ -514,6 +514,53 @@ def test_an_answer_only_a_snapshot_carries_gets_its_sources(
     assert [a.text for a in answer.find_elements(By.CSS_SELECTOR, "button.moca-cite")] == ["[1]"]
 
 
+def test_a_grouped_marker_opens_both_sources_and_a_footnote_marker_links_its_own(
+    browser: WebDriver, base_url: str
+) -> None:
+    """`[1, 2]` as the first mention of two sources (both citations carry it) is one control
+    whose card names both and whose click selects both; `[^3]` and its definition line are
+    controls of source 3."""
+    open_page(browser, base_url)
+    paths = ["autumn-feeding.md", "queen-marking.md", "smoker-fuel.md"]
+    records = [BY_REF[HANDBOOK + path] for path in paths]
+    text = "Feed in autumn [1, 2]; use cool smoke [^3].\n\n[^3]: The smoker page."
+    page(
+        browser,
+        """const [records, text] = arguments;
+        handleEvent({type: 'TEXT_MESSAGE_START', messageId: 'g1', role: 'assistant'});
+        handleEvent({type: 'TEXT_MESSAGE_CONTENT', messageId: 'g1', delta: text});
+        handleEvent({type: 'TEXT_MESSAGE_END', messageId: 'g1'});
+        const markers = ['[1, 2]', '[1, 2]', '[^3]'];
+        handleEvent({type: 'CUSTOM', name: 'moca.citations', value: {version: 1, messageId: 'g1',
+          citations: records.map((record, i) => ({marker: markers[i], record}))}});""",
+        records,
+        text,
+    )
+    section = browser.find_element(By.CSS_SELECTOR, ".answer-sources")
+    refs = [r["node"]["ref"] for r in records]
+    titles = [r["node"]["title"] for r in records]
+    grouped, footnote, definition = browser.find_elements(By.CSS_SELECTOR, "button.moca-cite")
+    assert (grouped.text, footnote.text, definition.text) == ("[1, 2]", "[^3]", "[^3]")
+
+    def card_titles(control: WebElement) -> list[str]:
+        card = browser.find_element(By.ID, control.get_attribute("aria-describedby") or "")
+        return [t.get_attribute("textContent") or "" for t in
+                card.find_elements(By.CSS_SELECTOR, ".card-source .title")]  # fmt: skip
+
+    assert card_titles(grouped) == titles[:2]
+    assert card_titles(footnote) == card_titles(definition) == titles[2:]
+    grouped.click()
+    selected = section.find_elements(By.CSS_SELECTOR, "article.source.selected")
+    assert [card.get_attribute("data-ref") for card in selected] == refs[:2]
+    assert browser.execute_script("return document.activeElement.dataset.ref") == refs[0]
+    definition.click()
+    selected = section.find_elements(By.CSS_SELECTOR, "article.source.selected")
+    assert [card.get_attribute("data-ref") for card in selected] == refs[2:]
+    severe = [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert severe == []  # the marker modules /moca-agui/index.js imports were served
+    save_whole_page(browser, "demo-page-marker-styles.png")
+
+
 def test_chunks_are_read_as_moca_agui_reads_them(browser: WebDriver, base_url: str) -> None:
     """A TEXT_MESSAGE_CHUNK may leave out messageId: it continues the chunked message until
     another event; chunks of a user message are not an answer."""
