@@ -11,8 +11,14 @@ import { middlewareSuite } from "./middleware-suite.js";
 middlewareSuite({ client, CitationMiddleware, MocaCitations, version: "@ag-ui/client 1.x" });
 
 test("what a browser imports of the package names no node: module, nor process or Buffer", () => {
-  const files = ["index.js", "react.js", "middleware.js",
-    ...readdirSync(new URL("../middleware/", import.meta.url)).map((name) => `middleware/${name}`)];
+  // every JavaScript file the package ships (package.json "files": names, folders, *.js)
+  const shipped = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).files;
+  const files = shipped.flatMap((entry) => {
+    const folder = entry.endsWith("/") ? entry : entry.endsWith("/*.js") ? entry.slice(0, -4) : null;
+    if (folder === null) return entry.endsWith(".js") ? [entry] : [];
+    return readdirSync(new URL(`../${folder}`, import.meta.url)).filter((n) => n.endsWith(".js")).map((n) => folder + n);
+  });
+  assert.ok(["dom.js", "view.js", "markers/index.js", "middleware/run.js"].every((f) => files.includes(f)), files.join());
   for (const file of files) {
     const source = readFileSync(new URL(`../${file}`, import.meta.url), "utf8");
     const imports = [...source.matchAll(/^(?:import|export) [^;]* from "([^"]+)";/gm)].map((m) => m[1]);
