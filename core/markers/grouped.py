@@ -19,8 +19,8 @@ class _Grouped:
     pattern = re.compile(rf"\[{_ITEM}(?:[ \t]*,[ \t]*{_ITEM}){{0,31}}\]")
 
     def items(self, marker: str) -> tuple[Item, ...] | None:
-        if len(marker) > LONGEST:
-            return None
+        if len(marker) > LONGEST or not (marker.startswith("[") and marker.endswith("]")):
+            return None  # `【1, 2】`: full-width brackets hold one number only
         items: list[Item] = []
         for written in _SEPARATOR.split(marker[1:-1]):
             low, dash, high = written.replace("\u2013", "-").partition("-")

@@ -263,14 +263,15 @@ def _comments(text: str) -> list[Hidden]:
 
 
 def _link_texts(text: str, labels: set[str], candidates: list[tuple[int, int]]) -> list[Hidden]:
-    """The runs of markers that are in a link's text, `[see [1] and [2]](https://...)`: from
-    a marker on, over text and bracketed words, up to a `](`, unless a link is among them
-    (a link's text holds no link: the outer brackets are text then). Each run is read once."""
+    """The runs of markers that are in a link's text, `[see [1] and 【2】](https://...)`:
+    from a marker on, over text and bracketed words, up to a `](`, unless a link is among
+    them (a link's text holds no link: the outer brackets are text then). Each run is read
+    once."""
     runs: list[Hidden] = []
     end = 0
     for start, after in candidates:
-        if start < end or not text.startswith("[", start):
-            continue  # in the run read last, or no bracket
+        if start < end:
+            continue  # in the run read last
         end = _LINK_TEXT.match(text, after).end()  # type: ignore[union-attr]
         if text.startswith("](", end) and not _holds_link(text[start:end], labels):
             runs.append(Hidden(start, end))
