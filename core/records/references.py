@@ -233,16 +233,17 @@ def _expanded(marker: str, low: int, high: int, markers: Mapping[str, str]) -> r
 
 def _candidates(text: str, styles: Sequence[MarkerStyle]) -> list[tuple[int, int]]:
     """(start, end) of what any style's pattern matches, each once, in order (at one
-    start, the longest first)."""
-    return sorted(
-        {
-            match.span()
-            for style in styles
-            if style.opener in text
-            for match in style.pattern.finditer(text)
-        },
-        key=_earliest_longest,
-    )
+    start, the longest first). Only the styles whose opener is in `text` scan it, and
+    one style's matches, in order already, are not sorted (most answers use one)."""
+    found = [
+        spans
+        for style in styles
+        if style.opener in text
+        if (spans := [match.span() for match in style.pattern.finditer(text)])
+    ]
+    if len(found) == 1:
+        return found[0]
+    return sorted({span for spans in found for span in spans}, key=_earliest_longest)
 
 
 def _earliest_longest(span: tuple[int, int]) -> tuple[int, int]:
