@@ -10,7 +10,7 @@ from .style import LONGEST, Item, number
 __all__ = ["STYLE"]
 
 _RANGE = r"[0-9]{1,9}[-\u2013][0-9]{1,9}"
-_ITEM = rf"[0-9]{{1,9}}(?:[-\u2013][0-9]{{1,9}})?"
+_ITEM = r"[0-9]{1,9}(?:[-\u2013][0-9]{1,9})?"
 _SEPARATOR = re.compile(r"[ \t]*,[ \t]*")
 
 
