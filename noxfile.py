@@ -33,6 +33,8 @@ nox.options.sessions = [
 PYTHON = "3.11"
 #: LlamaIndex's MCP client, for the tests whose LlamaIndex agent reaches a Reader over MCP.
 LLAMA_INDEX_MCP = "llama-index-tools-mcp>=0.6"
+#: crewai-tools' MCP adapter, which holds a Reader's MCP server open for a CrewAI test's runs.
+CREWAI_TOOLS_MCP = "crewai-tools[mcp]>=1.15.7,<2"
 
 
 @nox.session(python=PYTHON)
@@ -228,7 +230,7 @@ def tests_crewai(session: nox.Session) -> None:
     """CrewAI behind the middleware and its demo, in the environment its users have
     (ag-ui-crewai pins fastapi<0.116, google-adk in [all] needs 0.133 or newer); the demo's
     stream through the real @ag-ui/client (js/'s subscriber test, Node 20)."""
-    session.install("-e", ".[crewai,demo,test]")
+    session.install("-e", ".[crewai,demo,test]", CREWAI_TOOLS_MCP)
     session.run(
         "pytest", "tests/crewai_middleware", "tests/demo/test_demo_cli.py", "-k", "crewai",
         "-W", "ignore::DeprecationWarning", *session.posargs,

@@ -9,18 +9,20 @@ from .style import LONGEST, Item, number
 
 __all__ = ["STYLE"]
 
+_RANGE = r"[0-9]{1,9}[-\u2013][0-9]{1,9}"
 _ITEM = r"[0-9]{1,9}(?:[-\u2013][0-9]{1,9})?"
 _SEPARATOR = re.compile(r"[ \t]*,[ \t]*")
 
 
 class _Grouped:
     opener, closer = "[", "]"
-    #: One range, or two items or more (at most as many as fit in `LONGEST` characters).
-    pattern = re.compile(rf"\[{_ITEM}(?:[ \t]*,[ \t]*{_ITEM}){{0,31}}\]")
+    #: One range, or two items or more (at most as many as fit in `LONGEST` characters);
+    #: never one number alone, the numbered style's `[1]`.
+    pattern = re.compile(rf"\[(?:{_RANGE}|{_ITEM}(?:[ \t]*,[ \t]*{_ITEM}){{1,31}})\]")
 
     def items(self, marker: str) -> tuple[Item, ...] | None:
-        if len(marker) > LONGEST:
-            return None
+        if len(marker) > LONGEST or not (marker.startswith("[") and marker.endswith("]")):
+            return None  # `【1, 2】`: full-width brackets hold one number only
         items: list[Item] = []
         for written in _SEPARATOR.split(marker[1:-1]):
             low, dash, high = written.replace("\u2013", "-").partition("-")

@@ -231,16 +231,17 @@ def _expanded(marker: str, low: int, high: int, markers: Container[str]) -> rang
 
 def _candidates(text: str, styles: Sequence[MarkerStyle]) -> list[tuple[int, int]]:
     """(start, end) of what any style's pattern matches, each once, in order (at one
-    start, the longest first)."""
-    return sorted(
-        {
-            match.span()
-            for style in styles
-            if style.opener in text
-            for match in style.pattern.finditer(text)
-        },
-        key=_earliest_longest,
-    )
+    start, the longest first). Only the styles whose opener is in `text` scan it, and
+    one style's matches, in order already, are not sorted (most answers use one)."""
+    found = [
+        spans
+        for style in styles
+        if style.opener in text
+        if (spans := [match.span() for match in style.pattern.finditer(text)])
+    ]
+    if len(found) == 1:
+        return found[0]
+    return sorted({span for spans in found for span in spans}, key=_earliest_longest)
 
 
 def _earliest_longest(span: tuple[int, int]) -> tuple[int, int]:
@@ -261,14 +262,15 @@ def _comments(text: str) -> list[Hidden]:
 
 
 def _link_texts(text: str, labels: set[str], candidates: list[tuple[int, int]]) -> list[Hidden]:
-    """The runs of markers that are in a link's text, `[see [1] and [2]](https://...)`: from
-    a marker on, over text and bracketed words, up to a `](`, unless a link is among them
-    (a link's text holds no link: the outer brackets are text then). Each run is read once."""
+    """The runs of markers that are in a link's text, `[see [1] and 【2】](https://...)`:
+    from a marker on, over text and bracketed words, up to a `](`, unless a link is among
+    them (a link's text holds no link: the outer brackets are text then). Each run is read
+    once."""
     runs: list[Hidden] = []
     end = 0
     for start, after in candidates:
-        if start < end or not text.startswith("[", start):
-            continue  # in the run read last, or no bracket
+        if start < end:
+            continue  # in the run read last
         end = _LINK_TEXT.match(text, after).end()  # type: ignore[union-attr]
         if text.startswith("](", end) and not _holds_link(text[start:end], labels):
             runs.append(Hidden(start, end))

@@ -3,9 +3,9 @@
 Its parts, one job each: `hooks` (the plugins, failures logged), `intake` (tool results
 into the `ledger`, numbered views), `thread_reading` (the thread the model reads),
 `messages` (the answers' text), `checks` (which records may be sent), `lookups` (whole
-records for compact results), `resolve` (what an answer cites) and `events` (the
-events). Each method's whole story is on the part it hands to. Nothing is kept between
-runs.
+records for compact results), `resolve` (what an answer cites), `events` (the events)
+and `ending` (which run a numbered call after the end belongs to). Each method's whole
+story is on the part it hands to. Nothing is kept between runs.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from ..options import CitationOptions
 from ..records.order import result_key
 from .ahead import LookAhead
 from .checks import Checks
+from .ending import Ending
 from .events import Events
 from .hooks import Hooks
 from .intake import Intake
@@ -64,8 +65,7 @@ class CitationRun:
         self.ahead = LookAhead(intake, ledger, lookups, resolver)
         #: The run's `moca.citations` events (the stream engine's to ask for).
         self.events = Events(options, messages, resolver, checks, lookups)
-        self._ended = False
-        self._after: Callable[[], CitationRun | None] | None = None
+        self._ending: Ending[CitationRun] = Ending()
 
     @property
     def reads_tool_call_results(self) -> bool:
@@ -104,8 +104,7 @@ class CitationRun:
         """The run's stream is over: a numbered tool called later (a task the run was
         active in can outlive it) numbers into `after()`, the run the call belongs to,
         or shows its result without numbers (logged); never into this run."""
-        self._ended = True
-        self._after = after
+        self._ending.end(after)
 
     def calls_out_of_order(self, *, this_run: bool = True) -> None:
         """The emitter sends the model's calls in an order of its own; `this_run=False`:
@@ -125,7 +124,7 @@ class CitationRun:
 
     def result_read(self, tool_name: str, content: str) -> None:
         """The model read this result next (`results_announced`); ignored after `end`."""
-        if not self._ended and self._hooks.is_reader_tool(tool_name):
+        if not self._ending.ended and self._hooks.is_reader_tool(tool_name):
             self._ledger.call_made(result_key(tool_name, content))
 
     def order_not_known(self, why: str) -> None:
@@ -166,17 +165,10 @@ class CitationRun:
     def numbered(self, tool_name: str, result: object) -> object:
         """What the model reads of a Reader result, each source beside its run-wide marker
         (`Intake.numbered`); after `end`, numbered by the run it belongs to, or as it is."""
-        if not self._ended:
+        if not self._ending.ended:
             return self._intake.numbered(tool_name, result)
-        run = self._after() if self._after is not None else None
-        if run is None or run is self:
-            logger.warning(
-                "moca_agui: %s was called after its run ended, and the run it belongs "
-                "to is not known: its result is shown without numbers",
-                tool_name,
-            )
-            return result
-        return run.numbered(tool_name, result)
+        run = self._ending.run_after(self, tool_name)
+        return result if run is None else run.numbered(tool_name, result)
 
     def add_text(self, message_id: str, delta: str) -> None:
         """Append streamed text to an assistant message."""

@@ -33,11 +33,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from ..markers.numbered import marker_number
-from ..markers.style import canonical
 from ..records.entry import Entry
 from ..records.order import NOT_ANNOUNCED, CallOrder, Turn, TurnOrder, unsure
 from ..records.references import KnownRefs
+from .shown import ShownMarkers
 
 __all__ = ["Entry", "Ledger", "Seen"]
 
@@ -79,7 +78,6 @@ class Ledger:
     """
 
     __slots__ = (
-        "_by_marker",
         "_by_ref",
         "_counted",
         "_earlier",
@@ -87,14 +85,12 @@ class Ledger:
         "_folded_version",
         "_lock",
         "_longest",
-        "_next",
+        "_markers",
         "_order",
         "_read",
         "_rebuild",
         "_results",
         "_seen",
-        "_showed",
-        "_shown",
         "_thread_unknown",
         "_turn",
         "_turns",
@@ -110,10 +106,7 @@ class Ledger:
         self._turns: dict[int, tuple[CallOrder, list[list[Entry]]]] = {}
         self._thread_unknown: str | None = None  # why a turn's order in `_turns` is not known
         self._results: list[_Result] = []  # in arrival order
-        self._next = 1  # the number the next entry shown gets
-        self._shown: dict[Entry, str] = {}  # entry -> the marker the model was shown
-        self._showed = False  # whether this run showed the model a marker (`show`)
-        self._by_marker: dict[str, Entry] = {}  # marker -> the entry last shown it
+        self._markers = ShownMarkers()  # the markers the model was shown, by entry
         #: The entries in the model's order, by entry, as a list and by node ref: the
         #: thread's, then this run's `_folded` results.
         self._seen: dict[Entry, Seen] = {}
@@ -201,7 +194,7 @@ class Ledger:
 
         Raises ValueError once this run showed a marker: it was numbered without the
         thread, so a number it showed may be one the thread gave another source."""
-        if self._showed:
+        if self._markers.showed:
             raise ValueError("a numbered tool showed markers before the thread was read")
         with self._lock:
             _, results = self._turns.setdefault(turn, (order, []))
@@ -216,11 +209,8 @@ class Ledger:
                 self._earlier.append(entry)
                 if in_place and entry not in self._seen:
                     self._append(Seen(entry, [], now, False, earlier=True))
-                if marker is not None and entry not in self._shown:
-                    self._show(entry, marker)
-                    number = marker_number(marker)
-                    if number is not None and number >= self._next:
-                        self._next = number + 1
+                if marker is not None:
+                    self._markers.earlier(entry, marker)
             self.version += 1
             if in_place:
                 self._folded_version = self.version
@@ -338,34 +328,25 @@ class Ledger:
         results are produced; an entry shown before (in this run or the thread) keeps its
         marker."""
         with self._lock:
-            self._showed = self._showed or bool(entries)
-            for entry in entries:
-                if entry not in self._shown:
-                    self._show(entry, canonical(self._next))
-                    self._next += 1
             self.version += 1
-            return [self._shown[entry] for entry in entries]
-
-    def _show(self, entry: Entry, marker: str) -> None:
-        self._shown[entry] = marker
-        self._by_marker[marker] = entry
+            return self._markers.show(entries)
 
     def shown(self) -> dict[Entry, str]:
         """The markers the model was shown, by entry (empty: it was shown none)."""
-        return dict(self._shown)
+        return self._markers.by_entry()
 
     def marker_of(self, entry: Entry) -> str | None:
         """The marker the model was shown beside `entry`, if any."""
-        return self._shown.get(entry)
+        return self._markers.marker_of(entry)
 
     def shown_as(self, marker: str) -> Entry | None:
         """The entry the model was last shown beside `marker`, if any."""
-        return self._by_marker.get(marker)
+        return self._markers.shown_as(marker)
 
     @property
     def shows_markers(self) -> bool:
         """Whether the model was shown any marker (then they are the marker table)."""
-        return bool(self._shown)
+        return bool(self._markers)
 
 
 def _unannounced(turn: TurnOrder, results: list[_Result]) -> bool:

@@ -147,8 +147,8 @@ def variants(turn: int, rounds: int, layers: list[tuple[str, ModuleType]]) -> di
         `before`, if given)."""
         options = layer.CitationOptions.from_kwargs(lookup=lookup)
         questions = [m.id for m in given.messages if m.role == "user"]
-        adapter, engine, cite = (part(layer, name) for name in ("adapter", "stream.engine",
-                                                                   "stream.cite"))  # fmt: skip
+        adapter, streams, cite = (part(layer, name) for name in ("adapter",
+                                  "stream.citation_stream", "stream.cite"))  # fmt: skip
 
         async def run() -> None:
             spent = 0.0
@@ -158,7 +158,7 @@ def variants(turn: int, rounds: int, layers: list[tuple[str, ModuleType]]) -> di
                 if before is not None:
                     before()
                 start = time.process_time()
-                stream = engine.CitationStream(citing, question_id=questions[-1])
+                stream = streams.CitationStream(citing, question_id=questions[-1])
                 async for _event in cite.cited(source(events), stream):
                     pass
                 spent += time.process_time() - start

@@ -76,6 +76,9 @@ LEFT_OUT = [
     ("See [" + ", ".join(["1"] * 22) + "].", 4, [], None),
     ("See \u30103:0\u2020source\u3011.", 4, [], "\u30103:0\u2020source\u3011: it names no node"),
     ("Yes[^1].\n\n[^1]: https://example.org/a", 4, [], "a markdown link"),
+    ("See \u30101,2\u3011 and \u30101-2\u3011.", 4, [], "it names no node"),
+    ("See \u30101, 2\u3011.", 4, [], "\u30101, 2\u3011: it names no node"),
+    ("[see \u30101\u3011](https://example.org)", 4, [], "in a link"),
 ]  # fmt: skip
 
 

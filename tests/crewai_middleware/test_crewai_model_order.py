@@ -6,7 +6,8 @@ order, and never names a source the model did not number so.
 
 Each scenario runs 20 times, as a flow and as a crew (a scenario whose calls run in
 parallel waits for the other call, so the finishing order is the one asked for). The
-Reader over MCP is the slowest: CrewAI spawns the server for each call.
+Reader over MCP stdio is one server held open for every run; CrewAI's own MCP tools,
+which spawn the server for each call (three a run), run as a flow only.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,8 @@ from crewai_support import (
     json_tool,
     post,
 )
+from crewai_tools import MCPServerAdapter
+from mcp import StdioServerParameters
 
 import moca_agui
 from support import HANDBOOK, Call, ref
@@ -155,28 +158,46 @@ async def test_invented_refs_and_markers_beside_real_ones_name_nothing(
         assert cited(stream) == [("[1]", ref(A)), ("[2]", ref(B))]
 
 
+#: The demo Reader's script: two parallel reads, and a marker past what it read.
+PLACEMENT, REGISTRATION = HANDBOOK + "hive-placement.md", HANDBOOK + "hive-registration.md"
+OVER_MCP: list[Turn] = [
+    [Call("moca_get_node", {"node_id": PLACEMENT}, "c1"),
+     Call("moca_get_node", {"node_id": REGISTRATION}, "c2")],
+    "Placement [1]; registration [2]; not [3].",
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def reader_over_mcp() -> Iterator[list[Any]]:
+    """The demo Reader's tools, a subprocess speaking MCP over stdio, held open for every
+    run as a CrewAI user holds a server (crewai-tools' `MCPServerAdapter`)."""
+    server = StdioServerParameters(command=sys.executable, args=["-m", "moca_agui.demo.reader"])
+    with MCPServerAdapter(server) as tools:
+        yield list(tools)
+
+
 async def test_a_reader_over_mcp_stdio_is_cited_in_the_model_order(
-    serve: Callable[..., Any],
+    serve: Callable[..., Any], reader_over_mcp: list[Any]
 ) -> None:
-    """The demo Reader, a subprocess speaking MCP over stdio, as CrewAI's native MCP
-    tools reach it (a fresh session per call, the tools named after the server): ag-ui-
-    crewai sends each call as the server answers it, under the server's tool name."""
-    placement, registration = HANDBOOK + "hive-placement.md", HANDBOOK + "hive-registration.md"
-    script: list[Turn] = [
-        [Call("moca_get_node", {"node_id": placement}, "c1"),
-         Call("moca_get_node", {"node_id": registration}, "c2")],
-        "Placement [1]; registration [2]; not [3].",
-    ]  # fmt: skip
+    """ag-ui-crewai sends each call as the server answers it."""
+    app = serve(OVER_MCP, reader_over_mcp)
+    for stream in await runs(lambda: app):
+        assert cited(stream) == [("[1]", PLACEMENT), ("[2]", REGISTRATION)]
+
+
+async def test_crewais_own_mcp_tools_are_cited_in_the_model_order() -> None:
+    """CrewAI's native MCP tools (`mcps=`) reach the demo Reader with a fresh server per
+    call, the tools named after the server: ag-ui-crewai sends each call under that name.
+    A flow only (each run spawns three servers; the crew reads the same order above)."""
     # `python` from this environment: CrewAI names the tools after the command, and
     # cuts a name over 64 characters (the model could not tell the tools apart)
     path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
     reader = MCPServerStdio(
         command="python", args=["-m", "moca_agui.demo.reader"], env={"PATH": path}
     )
-
-    app = serve(script, [], mcps=[reader])  # one app: each run spawns the server per call
+    app = app_of(OVER_MCP, [], instrumented=True, agent={"mcps": [reader]})
     for stream in await runs(lambda: app):
-        assert cited(stream) == [("[1]", placement), ("[2]", registration)]
+        assert cited(stream) == [("[1]", PLACEMENT), ("[2]", REGISTRATION)]
 
 
 class TwoReaders:
