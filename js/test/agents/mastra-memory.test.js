@@ -1,7 +1,8 @@
 // A Mastra agent with memory through @ag-ui/mastra: its model reads the thread its memory
 // recalls, not the request's, and the client sends only each new question. The middleware,
 // handed that agent (as @ag-ui/client 0.0.59 hands the innermost middleware the agent
-// itself), never cites a wrong source: without keptThread, default markers are left out.
+// itself), never cites a wrong source: without keptThread, default markers are left out;
+// with a keptThread reading the agent's memory, they are cited as the model wrote them.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 
@@ -28,6 +29,32 @@ async function rememberingAgent() {
     memory: new Memory({ storage: new InMemoryStore() }),
   });
   return new MastraAgent({ agent, resourceId: "moca-agui-test" });
+}
+
+/** A keptThread for `agent`: the thread its Mastra memory recalls, as AG-UI messages (each
+ * tool invocation an assistant's tool call and its tool message, then the text). */
+function memoryThread(agent) {
+  return async (input) => {
+    const memory = await agent.agent.getMemory();
+    const thread = await memory.getThreadById({ threadId: input.threadId });
+    if (!thread) return [];
+    const { messages } = await memory.recall({ threadId: input.threadId, resourceId: agent.resourceId });
+    return messages.flatMap(agUiMessages);
+  };
+}
+
+/** One Mastra memory message as AG-UI messages. */
+function agUiMessages({ id, role, content }) {
+  const text = content.parts.filter((part) => part.type === "text").map((part) => part.text).join("");
+  if (role !== "assistant") return [{ id, role, content: text }];
+  const calls = content.parts.filter((part) => part.type === "tool-invocation").map((part) => part.toolInvocation);
+  return [
+    ...(calls.length ? [{ id: `${id}-calls`, role, toolCalls: calls.map((call) => ({ id: call.toolCallId,
+      type: "function", function: { name: call.toolName, arguments: JSON.stringify(call.args) } })) }] : []),
+    ...calls.filter((call) => call.state === "result").map((call) => ({ id: `${call.toolCallId}-result`,
+      role: "tool", toolCallId: call.toolCallId, content: JSON.stringify(call.result) })),
+    ...(text ? [{ id, role, content: text }] : []),
+  ];
 }
 
 /** Each question in one thread, the request holding only that question (the agent's memory
@@ -58,4 +85,16 @@ test("Mastra with memory, no keptThread: its default markers are left out, no wr
   // the model wrote [1] [2], then [3] [1] over its memory's thread: not one is cited
   assert.deepEqual(cited, [[], []]);
   assert.equal(warned.filter((line) => line.includes("keptThread")).length, 2, warned.join("\n"));
+});
+
+test("Mastra with memory and a keptThread reading its memory: markers cited as the model wrote them", async () => {
+  const agent = await rememberingAgent();
+  const middleware = new CitationMiddleware({ readerTools: serverTools("reader"), keptThread: memoryThread(agent) });
+  const { cited, warned } = await askEach(agent, middleware, [REGISTER, SWARM]);
+  assert.deepEqual(cited, [
+    [["[1]", "hive-registration.md"], ["[2]", "hive-placement.md"]],
+    // the memory's thread: hive-registration its [1], the new search's node its [3]
+    [["[3]", "swarm-collection.md"], ["[1]", "hive-registration.md"]],
+  ]);
+  assert.deepEqual(warned.filter((line) => line.startsWith("moca-agui:")), []);
 });
