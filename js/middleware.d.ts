@@ -32,7 +32,9 @@ export interface CitationMiddlewareOptions {
   /** Where the agent keeps the thread its model reads (Mastra with memory): that thread as
    * AG-UI messages, or a Promise of them; the request's messages it does not hold follow.
    * null (or a failure): the thread is not known, and markers are left out (versioned refs
-   * are cited). Default: none, the request's `messages` are the thread. */
+   * are cited). Default: none, the request's `messages` are the thread, unless the agent the
+   * middleware is handed keeps one of its own (a Mastra agent whose `getMemory()` resolves
+   * to a memory): then markers are left out. */
   keptThread?: ((input: RunAgentInput) => Message[] | null | Promise<Message[] | null>) | null;
 }
 

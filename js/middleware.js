@@ -7,11 +7,12 @@
 // events), keeps the records the Reader's tools returned in this run (TOOL_CALL_RESULT), and
 // sends one `moca.citations` event per answer after its TEXT_MESSAGE_END and before
 // RUN_FINISHED. Markers count over the thread in `RunAgentInput.messages`, in the model's
-// order. The agent's own events pass through as they came; a failure is logged and the stream
+// order (or `keptThread`'s; an agent that keeps a thread of its own without it: none). The agent's own events pass through as they came; a failure is logged and the stream
 // flows on. State belongs to one subscription of `run`, never to the instance.
 import { Middleware } from "@ag-ui/client";
 import { Observable } from "rxjs";
 import { citationOptions } from "./middleware/options.js";
+import { keepsOwnThread } from "./middleware/own-thread.js";
 import { CitingStream } from "./middleware/stream.js";
 
 export { DEFAULT_READER_TOOLS } from "./middleware/options.js";
@@ -41,20 +42,24 @@ export class CitationMiddleware extends Middleware {
    * @returns {Observable<import("@ag-ui/client").BaseEvent>}
    */
   run(input, next) {
-    return citedObservable(next.run(input), input, this.options);
+    const ownThread = this.options.keptThread === null ? () => keepsOwnThread(next) : () => null;
+    return citedObservable(next.run(input), input, this.options, ownThread);
   }
 }
 
 /**
  * `events` with the citations `options` say, as one observable of this run: the state is
- * made on subscription.
+ * made on subscription. `ownThread` tells, on subscription, whether the agent reads a
+ * thread of its own that no `keptThread` gives (null: it reads the request's).
  * @template E
  * @param {import("rxjs").Observable<E>} events @param {unknown} input @param {Options} options
+ * @param {() => Promise<boolean> | null} [ownThread]
  * @returns {Observable<E>}
  */
-export function citedObservable(events, input, options) {
+export function citedObservable(events, input, options, ownThread = () => null) {
   return new Observable((subscriber) => {
-    const stream = new CitingStream(options, input, (/** @type {any} */ event) => subscriber.next(event));
+    const emit = (/** @type {any} */ event) => subscriber.next(event);
+    const stream = new CitingStream(options, input, emit, ownThread());
     const upstream = events.subscribe({
       next: (event) => stream.push(/** @type {any} */ (event)),
       error: (error) => stream.error((e) => subscriber.error(e), error),

@@ -10,6 +10,8 @@ import { findRefs, markersIn } from "./refs.js";
 import { earlierResults, keptThenSent, unsure } from "./thread.js";
 
 const MCP_PREFIX = "mcp__";
+const OWN_THREAD = "the agent reads a thread of its own (a Mastra agent with memory), not the " +
+  "request's; give it with the keptThread option";
 
 /** @typedef {import("./options.js").Options} Options */
 /** @typedef {import("./thread.js").EarlierResult} EarlierResult */
@@ -115,8 +117,10 @@ export class CitationRun {
 
   /** Take in the thread the model reads: the request's (`RunAgentInput.messages`), or, with
    * `keptThread`, the one the agent keeps, then the request's messages it does not hold. Its
-   * Reader results come first, in the order the model read them. @param {unknown} input */
-  readInput(input) {
+   * Reader results come first, in the order the model read them. An agent that reads a
+   * thread of its own no `keptThread` gives (`ownThread` resolves true): not known.
+   * @param {unknown} input @param {Promise<boolean> | null} [ownThread] */
+  readInput(input, ownThread = null) {
     const messages = isPlainObject(input) ? input.messages : undefined;
     if (Array.isArray(messages)) {
       const questions = messages.filter((m) => isPlainObject(m) && m.role === "user");
@@ -125,7 +129,14 @@ export class CitationRun {
     }
     const keptThread = this.options.keptThread;
     if (keptThread === null) {
-      this.readThread(messages);
+      if (ownThread === null) {
+        this.readThread(messages);
+        return;
+      }
+      this.reading(ownThread, (own) => {
+        if (own) this.threadUnread(OWN_THREAD);
+        else this.readThread(messages);
+      }, (error) => this.threadUnread(reason(error)));
       return;
     }
     const failed = (/** @type {unknown} */ error) =>
@@ -142,15 +153,22 @@ export class CitationRun {
     try {
       const kept = keptThread(input);
       if (isPlainObject(kept) && typeof kept.then === "function") {
-        this.threadReading = Promise.resolve(kept).then(take, failed).finally(() => {
-          this.threadReading = null;
-        });
+        this.reading(/** @type {PromiseLike<unknown>} */ (kept), take, failed);
       } else {
         take(kept);
       }
     } catch (error) {
       failed(error);
     }
+  }
+
+  /** Read the thread once `pending` resolves; lookups wait for it.
+   * @template T @param {PromiseLike<T>} pending @param {(value: T) => void} take
+   * @param {(error: unknown) => void} failed */
+  reading(pending, take, failed) {
+    this.threadReading = Promise.resolve(pending).then(take, failed).finally(() => {
+      this.threadReading = null;
+    });
   }
 
   /** @param {unknown} messages */

@@ -27,8 +27,9 @@ const CLOSES_CHUNK = new Set([
  * go before it (RUN_FINISHED) or a snapshot waits for its lookups; what comes meanwhile
  * waits its turn, in order. */
 export class CitingStream {
-  /** @param {Options} options @param {unknown} input @param {(event: AnyEvent) => void} emit */
-  constructor(options, input, emit) {
+  /** @param {Options} options @param {unknown} input @param {(event: AnyEvent) => void} emit
+   * @param {Promise<boolean> | null} [ownThread] whether the agent reads a thread of its own */
+  constructor(options, input, emit, ownThread = null) {
     this.emit = emit;
     this.alive = true;
     /** @type {Array<AnyEvent | (() => Promise<void> | null)> | null} what waits while busy */
@@ -41,7 +42,7 @@ export class CitingStream {
     this.started = false;
     this.finished = false;
     try {
-      this.run.readInput(input);
+      this.run.readInput(input, ownThread);
     } catch (error) {
       this.fail(error);
     }

@@ -104,6 +104,17 @@ export function middlewareSuite({ client, CitationMiddleware, MocaCitations, ver
     assert.deepEqual(store.get("m1").citations.map((c) => c.record.node.path), ["b.md", "a.md"]);
   });
 
+  test(`${version}: agent.use on an agent with a memory of its own: left out where the client hands the agent`, async () => {
+    const agent = new Scripted([started, ...call("c1", { results: [A, B] }), ...answer("m1", "Per [2]."), finished]);
+    agent.agent = { getMemory: async () => ({}) }; // as @ag-ui/mastra's MastraAgent holds a Mastra agent
+    const { result: { seen }, lines } = await warned(() => runThrough(agent.use(new CitationMiddleware())));
+    // 0.0.59 hands the innermost middleware the agent itself; 1.x a boundary of its own, so
+    // there the middleware cannot tell and keptThread is the fix (docs/typescript.md, Mastra)
+    const handsAgent = version.includes("0.0.59");
+    assert.deepEqual(cited(seen), [{ messageId: "m1", citations: handsAgent ? [] : [["[2]", "b.md"]] }]);
+    assert.equal(lines.filter((line) => line.includes("keptThread")).length, handsAgent ? 1 : 0, lines.join("\n"));
+  });
+
   test(`${version}: one instance serves concurrent runs, each with its own sources`, async () => {
     const middleware = new CitationMiddleware();
     const first = new Scripted([started, ...call("c1", { results: [A] }), ...answer("m1", "[1]"), finished], 3)

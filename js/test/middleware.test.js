@@ -52,3 +52,30 @@ test("an event the middleware cannot read turns citations off for the run; every
     console.warn = kept;
   }
 });
+
+test("an agent with a memory of its own (Mastra's, duck-typed) and no keptThread: markers left out, logged once", async () => {
+  const { from, lastValueFrom, toArray } = await import("rxjs");
+  const cases = JSON.parse(readFileSync(new URL("../../tests/conformance/cases/threads.json", import.meta.url), "utf8")).cases;
+  const unknown = cases.find((c) => c.name === "a kept thread not known");
+  const citations = (sent) => sent.filter((e) => e.type === "CUSTOM").map((e) => e.value.citations
+    .map((c) => [c.marker ?? null, c.record.node.path]));
+  const run = async (memory, options = {}) => {
+    const agent = { agent: { getMemory: async () => memory }, run: () => from(structuredClone(unknown.events)) };
+    const warned = [];
+    const kept = console.warn;
+    console.warn = (...args) => warned.push(args.map(String).join(" "));
+    try {
+      const sent = await lastValueFrom(new CitationMiddleware(options).run(unknown.input, agent).pipe(toArray()));
+      return { cited: citations(sent), warned };
+    } finally {
+      console.warn = kept;
+    }
+  };
+  const own = await run({ recall: async () => ({ messages: [] }) });
+  assert.deepEqual(own.cited, citations(unknown.expected)); // the versioned ref only
+  assert.deepEqual(own.cited, [[[null, "c.md"]]]);
+  assert.equal(own.warned.filter((line) => line.includes("keptThread")).length, 1, own.warned.join("\n"));
+  // no memory: it reads the request's thread; a keptThread given: that thread
+  assert.deepEqual((await run(undefined)).cited, [[["[1]", "c.md"]]]);
+  assert.deepEqual((await run({}, { keptThread: () => [] })).cited, [[["[1]", "c.md"]]]);
+});
