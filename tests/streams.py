@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any
 
 from ag_ui.core import (
@@ -77,6 +78,31 @@ def run(*parts: BaseEvent | Iterable[BaseEvent], run_id: str = "run-1") -> list[
 async def source(events: Iterable[BaseEvent]) -> AsyncIterator[BaseEvent]:
     for event in events:
         yield event
+
+
+async def slowly(events: Iterable[BaseEvent], ended: list[bool]) -> AsyncIterator[BaseEvent]:
+    """`events`, yielding to the loop after each (lookups started meanwhile run); `ended`
+    gets True once the answer's TEXT_MESSAGE_END is sent, so a test can tell a lookup made
+    while the answer streamed from one made after."""
+    for event in events:
+        if isinstance(event, TextMessageEndEvent):
+            ended.append(True)
+        yield event
+        await asyncio.sleep(0)
+
+
+def recording_lookup(
+    records: Iterable[dict[str, Any]], calls: list[tuple[str, bool]], ended: list[bool]
+) -> Callable[[str], Awaitable[dict[str, Any] | None]]:
+    """A `lookup` that gives each of `records` by its ref and notes in `calls` each ref it
+    was asked for, with whether the answer had ended (`slowly`'s `ended`)."""
+    by_ref = {ref(rec): rec for rec in records}
+
+    async def lookup(node_ref: str) -> dict[str, Any] | None:
+        calls.append((node_ref, bool(ended)))
+        return by_ref.get(node_ref)
+
+    return lookup
 
 
 # -- generated streams (hypothesis) -------------------------------------------------------

@@ -5,17 +5,14 @@ deltas is never looked up."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
 import pytest
-from ag_ui.core import BaseEvent, TextMessageEndEvent
 
 import moca_agui
 from moca_agui.records.references import find_markers
-from streams import message, run, source, tool_call
+from streams import message, recording_lookup, run, slowly, source, tool_call
 from support import ROOT, citation_events, collect, compact, record, ref
 
 CASES = json.loads((ROOT / "tests/markers/marker-cases.json").read_text(encoding="utf-8"))
@@ -65,25 +62,15 @@ async def test_the_bare_sdk_cites_no_marker_in_any_form_of_code_or_link():
 SEARCH = tool_call("c1", "moca_search", {"query": "q", "results": [compact(A), compact(B)]})
 
 
-async def _slowly(events: Iterable[BaseEvent], ended: list[bool]) -> AsyncIterator[BaseEvent]:
-    for event in events:  # the loop runs between two events: started lookups run
-        if isinstance(event, TextMessageEndEvent):
-            ended.append(True)
-        yield event
-        await asyncio.sleep(0)
-
-
 async def _looked_up(*deltas: str) -> tuple[list[tuple[str, bool]], list[dict[str, Any]]]:
     """The lookups the answer made (each with whether the answer had ended), its citations."""
     calls: list[tuple[str, bool]] = []
     ended: list[bool] = []
 
-    async def lookup(node_ref: str) -> dict[str, Any] | None:
-        calls.append((node_ref, bool(ended)))
-        return {ref(A): A, ref(B): B}.get(node_ref)
+    lookup = recording_lookup([A, B], calls, ended)
 
     events = run(SEARCH, message("m1", *deltas))
-    stream = moca_agui.cite(_slowly(events, ended), lookup=lookup)
+    stream = moca_agui.cite(slowly(events, ended), lookup=lookup)
     [value] = citation_events(await collect(stream))
     return calls, value["citations"]
 

@@ -4,19 +4,16 @@ across any split into deltas; what names nothing is left out and logged."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
-from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
 import pytest
-from ag_ui.core import BaseEvent, TextMessageEndEvent
 
 import moca_agui
 import moca_agui.adapter
 from moca_agui.plugins import get_plugin_manager
-from streams import message, run, source, tool_call
+from streams import message, recording_lookup, run, slowly, source, tool_call
 from support import citation_events, collect, compact, record, ref
 
 RECORDS = [record(f"n{number}.md") for number in range(1, 12)]  # [1] .. [11]
@@ -125,14 +122,6 @@ async def test_an_entry_first_mentioned_alone_keeps_its_own_marker():
 # -- the look-ahead -------------------------------------------------------------------------
 
 
-async def _slowly(events: Iterable[BaseEvent], ended: list[bool]) -> AsyncIterator[BaseEvent]:
-    for event in events:  # the loop runs between two events: started lookups run
-        if isinstance(event, TextMessageEndEvent):
-            ended.append(True)
-        yield event
-        await asyncio.sleep(0)
-
-
 @pytest.mark.parametrize(
     "deltas",
     [
@@ -147,13 +136,11 @@ async def test_a_marker_split_over_deltas_is_looked_up_before_the_answer_ends(de
     calls: list[tuple[str, bool]] = []
     ended: list[bool] = []
 
-    async def lookup(node_ref: str) -> dict[str, Any] | None:
-        calls.append((node_ref, bool(ended)))
-        return {ref(A): A, ref(B): B}.get(node_ref)
+    lookup = recording_lookup([A, B], calls, ended)
 
     search = tool_call("c1", "moca_search", {"query": "q", "results": [compact(A), compact(B)]})
     events = run(search, message("m1", *deltas))
-    stream = moca_agui.cite(_slowly(events, ended), lookup=lookup)
+    stream = moca_agui.cite(slowly(events, ended), lookup=lookup)
     [value] = citation_events(await collect(stream))
     assert sorted(calls) == sorted([(ref(A), False), (ref(B), False)])
     assert [c["record"] for c in value["citations"]] == [A, B]
@@ -163,13 +150,11 @@ async def test_a_full_width_marker_in_code_split_over_deltas_is_never_looked_up(
     calls: list[tuple[str, bool]] = []
     ended: list[bool] = []
 
-    async def lookup(node_ref: str) -> dict[str, Any] | None:
-        calls.append((node_ref, bool(ended)))
-        return {ref(A): A, ref(B): B}.get(node_ref)
+    lookup = recording_lookup([A, B], calls, ended)
 
     search = tool_call("c1", "moca_search", {"query": "q", "results": [compact(A), compact(B)]})
     deltas = ["Per \u30101\u3011:\n```\nrows", "\u30102\u3011 = 2 ", "and more\n```\nDone."]
-    stream = moca_agui.cite(_slowly(run(search, message("m1", *deltas)), ended), lookup=lookup)
+    stream = moca_agui.cite(slowly(run(search, message("m1", *deltas)), ended), lookup=lookup)
     [value] = citation_events(await collect(stream))
     assert calls == [(ref(A), False)]
     assert value["citations"] == cited("\u30101\u3011", A)
@@ -203,13 +188,11 @@ async def test_a_plugins_style_is_read_in_the_answer_and_ahead():
         calls: list[tuple[str, bool]] = []
         ended: list[bool] = []
 
-        async def lookup(node_ref: str) -> dict[str, Any] | None:
-            calls.append((node_ref, bool(ended)))
-            return {ref(A): A, ref(B): B}.get(node_ref)
+        lookup = recording_lookup([A, B], calls, ended)
 
         search = tool_call("c1", "moca_search", {"query": "q", "results": [compact(B)]})
         deltas = ["Per {", "1} ", "and more ", "words."]
-        stream = moca_agui.cite(_slowly(run(search, message("m1", *deltas)), ended), lookup=lookup)
+        stream = moca_agui.cite(slowly(run(search, message("m1", *deltas)), ended), lookup=lookup)
         [value] = citation_events(await collect(stream))
     finally:
         manager.unregister(plugin)
