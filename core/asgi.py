@@ -50,9 +50,10 @@ class CitationMiddleware:
         self.app = app
         self.paths = None if paths is None else names(paths, "paths")
         self.options = CitationOptions.from_kwargs(**options)
-        #: The runs of the requests it cites, by the request's run id while in flight:
-        #: where an adapter's hooks, handed the parsed `RunAgentInput`, find their run.
-        self.runs: RunRegistry[CitationRun] = RunRegistry()
+        #: Where it registers the run of each request it cites, by the request's run id,
+        #: while in flight: an adapter's registry, whose hooks are handed the parsed
+        #: `RunAgentInput` (AG2's `dispatch`); None: no hook looks for a run.
+        self.runs: RunRegistry[CitationRun] | None = None
         #: The runs whose stream began, by path and thread id (`_Exchange.end`).
         self.threads: RunRegistry[CitationRun] = RunRegistry("thread")
 
@@ -180,7 +181,7 @@ class _Exchange:
         session worker, calls the thread's tools there), else shows no numbers."""
         self.stream.close()
         middleware, run = self._middleware, self.run
-        if self._run_id is not None:
+        if self._run_id is not None and middleware.runs is not None:
             middleware.runs.remove(self._run_id, run)
         if self._thread is None:
             run.end()
@@ -198,15 +199,16 @@ class _Exchange:
         return None
 
     def _body_read(self) -> None:
-        """The app read the body's last chunk: the run is registered under the request's
-        run id and reads the thread, if the body tells it (a JSON object, or over the limit).
-        A run whose run id another run in flight shares cannot be found by it: what an
-        adapter would tell it in the model's order is not known."""
+        """The app read the body's last chunk: the run reads the thread, if the body tells
+        it (a JSON object, or over the limit), and is registered under the request's run
+        id where an adapter's hooks look. A run whose run id another run in flight shares
+        cannot be found by them: what they would tell it of the model's order is not known."""
         body = self._read()
+        runs = self._middleware.runs
         run_id = body.get("runId") if body is not None else None
-        if isinstance(run_id, str):
+        if runs is not None and isinstance(run_id, str):
             self._run_id = run_id
-            if not self._middleware.runs.add(run_id, self.run):
+            if not runs.add(run_id, self.run):
                 self.run.order_not_known(f"another run in flight shares its run id {run_id!r}")
         if self._body is None or body is not None:
             self._read_thread()
