@@ -122,7 +122,9 @@ class _Exchange:
         "where",
     )
 
-    def __init__(self, middleware: CitationMiddleware, scope: Scope, receive: Receive, send: Send):
+    def __init__(
+        self, middleware: CitationMiddleware, scope: Scope, receive: Receive, send: Send
+    ) -> None:
         self._middleware = middleware
         self._scope = scope
         self._receive = receive
