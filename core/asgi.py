@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
-from typing import Any, Unpack
+from functools import partial
+from typing import Any, NamedTuple, Unpack
 
 from pydantic_core import from_json
 
 from .options import CitationOptions, OptionKeywords, names
 from .run import CitationRun
 from .run.hooks import calls_in_model_order
+from .run.registry import RunRegistry
 from .stream.citation_stream import CitationStream
 from .stream.sse import SSECitations
 
@@ -48,7 +50,12 @@ class CitationMiddleware:
         self.app = app
         self.paths = None if paths is None else names(paths, "paths")
         self.options = CitationOptions.from_kwargs(**options)
-        self._threads = _Threads()
+        #: Where it registers the run of each request it cites, by the request's run id,
+        #: while in flight: an adapter's registry, whose hooks are handed the parsed
+        #: `RunAgentInput` (AG2's `dispatch`); None: no hook looks for a run.
+        self.runs: RunRegistry[CitationRun] | None = None
+        #: The runs whose stream began, by path and thread id (`_Exchange.end`).
+        self.threads: RunRegistry[CitationRun] = RunRegistry("thread")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if (
@@ -58,210 +65,94 @@ class CitationMiddleware:
         ):
             await self.app(scope, receive, send)
             return
-        run = CitationRun(self.options)
-        path = str(scope.get("path"))
-        thread = _Thread(run, f"POST {path}")
-        request = _Request(receive, self.options.max_request_bytes, thread.body_read)
-        stream = CitationStream(run, question_id=request.question_id, where=thread.where)
-        response = _Response(
-            send, stream, request, thread, self._threads.begun(path), self._ordered(scope)
-        )
+        exchange = _Exchange(self, scope, receive, send)
         try:
-            with stream.running():  # the app's numbered Reader tools number into its run
-                await self.app(scope, request.receive, response.send)
+            with exchange.stream.running():  # the app's numbered Reader tools number into its run
+                await self.app(scope, exchange.receive, exchange.send)
         finally:
-            stream.close()
-            self._threads.end(run, response.thread)
+            exchange.end()
 
-    def _ordered(self, scope: Scope) -> Callable[[], bool]:
+    def ordered(self, scope: Scope) -> bool:
         """Whether the endpoint answering `scope` announces parallel calls in the model's
         order, asked once its response starts: Starlette's and FastAPI's routers have put
         the endpoint they chose in `scope["endpoint"]` by then (else, or when it is this
         middleware, mounted on a route, the endpoint is the app it wraps)."""
-
-        def ordered() -> bool:
-            endpoint = scope.get("endpoint")
-            if endpoint is None or endpoint is self:
-                endpoint = self.app
-            return calls_in_model_order(scope, endpoint)
-
-        return ordered
+        endpoint = scope.get("endpoint")
+        if endpoint is None or endpoint is self:
+            endpoint = self.app
+        return calls_in_model_order(scope, endpoint)
 
 
-class _Threads:
-    """The runs in flight, per path and thread id: where a numbered tool numbers when it is
-    called, after its run ended, in a task that run started. A framework that keeps one
-    worker per thread (the Claude Agent SDK's session worker, started by the thread's first
-    run and kept for its later ones) calls the thread's tools there: they belong to the one
-    run of that thread in flight. Two in flight at once (or none): not known, so the result
-    is shown without numbers (`CitationRun.end`)."""
+class _Thread(NamedTuple):
+    """A thread of one path: runs of one thread id on two paths are two agents' runs."""
 
-    __slots__ = ("_runs",)
+    path: str
+    thread_id: str
 
-    def __init__(self) -> None:
-        self._runs: dict[tuple[str, str], list[CitationRun]] = {}
-
-    def begun(self, path: str) -> Callable[[CitationRun, str], tuple[str, str]]:
-        """What registers a run of `path` once its thread id is read."""
-
-        def begin(run: CitationRun, thread_id: str) -> tuple[str, str]:
-            key = (path, thread_id)
-            self._runs.setdefault(key, []).append(run)
-            return key
-
-        return begin
-
-    def end(self, run: CitationRun, key: tuple[str, str] | None) -> None:
-        if key is None:
-            run.end()
-            return
-        runs = self._runs.get(key, [])
-        if run in runs:
-            runs.remove(run)
-        if not runs:
-            self._runs.pop(key, None)
-        run.end(lambda: self._sole(key))
-
-    def _sole(self, key: tuple[str, str]) -> CitationRun | None:
-        runs = list(self._runs.get(key, ()))  # a tool may run in a thread of its own
-        if len(runs) > 1:
-            logger.warning(
-                "moca_agui: %d runs of thread %s are in flight at once: a numbered tool "
-                "called outside its run cannot be told apart",
-                len(runs),
-                key[1],
-            )
-        return runs[0] if len(runs) == 1 else None
+    def __str__(self) -> str:
+        return self.thread_id
 
 
-class _Thread:
-    """Reads the thread of the request's body into the run, once: as soon as the app has
-    read the whole body (before it can call a numbered tool), or else when its response
-    starts (an app that never read it all; a body not a JSON object, most likely no AG-UI
-    run, which a response that is no event stream then never logs)."""
+class _Exchange:
+    """One request on its way in and its response on its way out, cited if the response
+    turns out to be an SSE stream: the request's body as the app reads it (to read the
+    thread's messages from, `RunAgentInput.messages`, up to `max_request_bytes`), the
+    run, its stream and where they are registered.
 
-    __slots__ = ("_read", "_run", "where")
+    The thread is read into the run once: as soon as the app has read the whole body
+    (before it can call a numbered tool), or else when its response starts (an app that
+    never read it all; a body not a JSON object, most likely no AG-UI run, which a
+    response that is no event stream then never logs).
+    """
 
-    def __init__(self, run: CitationRun, where: str) -> None:
-        self._run = run
-        self.where = where
-        self._read = False
+    __slots__ = (
+        "_body",
+        "_middleware",
+        "_parsed",
+        "_receive",
+        "_run_id",
+        "_scope",
+        "_send",
+        "_size",
+        "_sse",
+        "_thread",
+        "_thread_read",
+        "run",
+        "stream",
+        "where",
+    )
 
-    def body_read(self, request: _Request) -> None:
-        """The app read the body's last chunk."""
-        if request.tells_the_thread():
-            self.read(request)
-
-    def read(self, request: _Request) -> None:
-        if self._read:
-            return
-        self._read = True
-        messages = request.messages()
-        if isinstance(messages, str):
-            self._run.thread_unreadable(f"{messages} ({self.where})")
-        else:
-            self._run.read_history(messages)
-
-
-class _Request:
-    """The request's body as the app reads it, kept to read the thread's messages from
-    (`RunAgentInput.messages`), up to `max_request_bytes`; `on_read` is called with it
-    once the app has read the body's last chunk."""
-
-    __slots__ = ("_body", "_limit", "_on_read", "_parsed", "_receive", "_size")
-
-    def __init__(self, receive: Receive, limit: int, on_read: Callable[[_Request], None]) -> None:
+    def __init__(
+        self, middleware: CitationMiddleware, scope: Scope, receive: Receive, send: Send
+    ) -> None:
+        self._middleware = middleware
+        self._scope = scope
         self._receive = receive
-        self._limit = limit
-        self._on_read = on_read
+        self._send = send
+        self.where = f"POST {scope.get('path')}"
+        self.run = CitationRun(middleware.options)
+        self.stream = CitationStream(self.run, question_id=self.question_id, where=self.where)
         self._body: list[bytes] | None = []  # None: too long to keep
         self._size = 0
         self._parsed: tuple[dict[str, Any] | None] | None = None  # (the body read), once read
+        self._thread_read = False
+        self._sse: SSECitations | None = None
+        self._run_id: str | None = None  # registered under, in `CitationMiddleware.runs`
+        self._thread: _Thread | None = None  # registered under, in `CitationMiddleware.threads`
 
     async def receive(self) -> Message:
         message = await self._receive()
-        if self._body is not None and message.get("type") == "http.request":
-            chunk = message.get("body", b"")
-            self._size += len(chunk)
-            if self._size > self._limit:
-                self._body = None
-            elif chunk:
-                self._body.append(chunk)
-        if message.get("type") == "http.request" and not message.get("more_body", False):
-            self._on_read(self)
+        if message.get("type") == "http.request":
+            if self._body is not None:
+                chunk = message.get("body", b"")
+                self._size += len(chunk)
+                if self._size > self._middleware.options.max_request_bytes:
+                    self._body = None
+                elif chunk:
+                    self._body.append(chunk)
+            if not message.get("more_body", False):
+                self._body_read()
         return message
-
-    def messages(self) -> list[Any] | str:
-        """The thread's messages in the body the app read so far, or why they cannot be
-        read: over the limit, not a JSON object (cut, say), or not a list."""
-        if self._body is None:
-            return (
-                f"the request's body is over max_request_bytes ({self._limit} bytes); "
-                "raise that option to read longer threads"
-            )
-        body = self._read()
-        if body is None:
-            return "the request's body is not a JSON object (malformed or cut)"
-        messages = body.get("messages", [])  # none: not a `RunAgentInput`, no thread
-        if not isinstance(messages, list):
-            return "the request's messages are not a list"
-        return messages
-
-    def tells_the_thread(self) -> bool:
-        """Whether the body read so far is a JSON object or over the limit: it holds the
-        thread's messages or says why they cannot be read."""
-        return self._body is None or self._read() is not None
-
-    def question_id(self) -> str | None:
-        """The id of the run's question: the last user message of the body read so far."""
-        messages = self.messages()
-        for message in reversed(messages if isinstance(messages, list) else []):
-            if isinstance(message, dict) and message.get("role") == "user":
-                found = message.get("id")
-                return found if isinstance(found, str) else None
-        return None
-
-    def thread_id(self) -> str | None:
-        """The `RunAgentInput`'s thread id, if the body read so far has one."""
-        body = self._read() if self._body is not None else None
-        thread_id = body.get("threadId") if body is not None else None
-        return thread_id if isinstance(thread_id, str) else None
-
-    def _read(self) -> dict[str, Any] | None:
-        """The body read so far as a JSON object, or None."""
-        if self._parsed is None:
-            try:
-                # Once, at 2-3x json.loads' speed; no string of a run kept past the run.
-                body = from_json(b"".join(self._body or ()), cache_strings="keys")
-            except (ValueError, RecursionError):
-                body = None
-            self._parsed = (body if isinstance(body, dict) else None,)
-        return self._parsed[0]
-
-
-class _Response:
-    """One response on its way out: cited if it turns out to be an SSE stream."""
-
-    __slots__ = ("_begin", "_ordered", "_request", "_send", "_sse", "_stream", "_thread", "thread")
-
-    def __init__(
-        self,
-        send: Send,
-        stream: CitationStream,
-        request: _Request,
-        thread: _Thread,
-        begin: Callable[[CitationRun, str], tuple[str, str]],
-        ordered: Callable[[], bool],
-    ) -> None:
-        self._send = send
-        self._stream = stream
-        self._request = request
-        self._thread = thread
-        self._begin = begin
-        self._sse: SSECitations | None = None
-        #: The run's path and thread id, once its stream began (None: not a thread's run).
-        self.thread: tuple[str, str] | None = None
-        self._ordered = ordered  # whether the endpoint keeps the model's order of calls
 
     async def send(self, message: Message) -> None:
         sse = self._sse
@@ -280,17 +171,102 @@ class _Response:
                 await self._send(message)
             return
         if message["type"] == "http.response.start" and self._is_sse(message.get("headers", ())):
-            run = self._stream.run
-            if not self._ordered():
-                run.calls_out_of_order()
-            self._thread.read(self._request)
-            thread_id = self._request.thread_id()
-            if thread_id is not None and self.thread is None:
-                self.thread = self._begin(run, thread_id)
-            self._sse = SSECitations(self._stream, self._thread.where)
+            self._stream_begins()
             headers = [(k, v) for k, v in message["headers"] if k.lower() != b"content-length"]
             message = {**message, "headers": headers}
         await self._send(message)
+
+    def end(self) -> None:
+        """The exchange is over: its stream closes and its run leaves the registries. A
+        numbered tool called later, in a task the run started, numbers into the sole run
+        of its thread in flight (a worker kept per thread, as the Claude Agent SDK's
+        session worker, calls the thread's tools there), else shows no numbers."""
+        self.stream.close()
+        middleware, run = self._middleware, self.run
+        if self._run_id is not None and middleware.runs is not None:
+            middleware.runs.remove(self._run_id, run)
+        if self._thread is None:
+            run.end()
+            return
+        middleware.threads.remove(self._thread, run)
+        run.end(partial(middleware.threads.get, self._thread))
+
+    def question_id(self) -> str | None:
+        """The id of the run's question: the last user message of the body read so far."""
+        messages = self._messages()
+        for message in reversed(messages if isinstance(messages, list) else []):
+            if isinstance(message, dict) and message.get("role") == "user":
+                found = message.get("id")
+                return found if isinstance(found, str) else None
+        return None
+
+    def _body_read(self) -> None:
+        """The app read the body's last chunk: the run reads the thread, if the body tells
+        it (a JSON object, or over the limit), and is registered under the request's run
+        id where an adapter's hooks look. A run whose run id another run in flight shares
+        cannot be found by them: what they would tell it of the model's order is not known."""
+        body = self._read()
+        runs = self._middleware.runs
+        run_id = body.get("runId") if body is not None else None
+        if runs is not None and isinstance(run_id, str):
+            self._run_id = run_id
+            if not runs.add(run_id, self.run):
+                self.run.order_not_known(f"another run in flight shares its run id {run_id!r}")
+        if self._body is None or body is not None:
+            self._read_thread()
+
+    def _stream_begins(self) -> None:
+        """The response is an event stream: the run learns whether the endpoint keeps the
+        model's order of calls, reads the thread and is registered under it."""
+        if not self._middleware.ordered(self._scope):
+            self.run.calls_out_of_order()
+        self._read_thread()
+        body = self._read() if self._body is not None else None
+        thread_id = body.get("threadId") if body is not None else None
+        if isinstance(thread_id, str) and self._thread is None:
+            self._thread = _Thread(str(self._scope.get("path")), thread_id)
+            self._middleware.threads.add(self._thread, self.run)
+        self._sse = SSECitations(self.stream, self.where)
+
+    def _read_thread(self) -> None:
+        if self._thread_read:
+            return
+        self._thread_read = True
+        messages = self._messages()
+        if isinstance(messages, str):
+            self.run.thread_unreadable(f"{messages} ({self.where})")
+        else:
+            self.run.read_history(messages)
+
+    def _messages(self) -> list[Any] | str:
+        """The thread's messages in the body the app read so far, or why they cannot be
+        read: over the limit, not a JSON object (cut, say), or not a list."""
+        if self._body is None:
+            return (
+                "the request's body is over max_request_bytes "
+                f"({self._middleware.options.max_request_bytes} bytes); "
+                "raise that option to read longer threads"
+            )
+        body = self._read()
+        if body is None:
+            return "the request's body is not a JSON object (malformed or cut)"
+        messages = body.get("messages", [])  # none: not a `RunAgentInput`, no thread
+        if not isinstance(messages, list):
+            return "the request's messages are not a list"
+        return messages
+
+    def _read(self) -> dict[str, Any] | None:
+        """The body read so far as a JSON object, or None (also when over the limit)."""
+        if self._body is None:
+            return None
+        if self._parsed is None:
+            try:
+                # Once, at 2-3x json.loads' speed; no string of a run kept past the run.
+                body = from_json(b"".join(self._body), cache_strings="keys")
+            except (ValueError, RecursionError):
+                body = None
+            self._parsed = (body if isinstance(body, dict) else None,)
+        return self._parsed[0]
 
     def _is_sse(self, headers: Iterable[tuple[bytes, bytes]]) -> bool:
         """Whether response headers announce an uncompressed `text/event-stream`."""
@@ -307,7 +283,7 @@ class _Response:
             logger.warning(
                 "moca_agui: not citing %s: its event stream is compressed (%s); add "
                 "CitationMiddleware inside the middleware that compresses it",
-                self._thread.where,
+                self.where,
                 encoding.decode("latin-1"),
             )
             return False

@@ -1,18 +1,21 @@
-"""`RunRegistry`: the runs in flight, by the framework's own run id (or per-run object).
+"""`RunRegistry`: the runs in flight, by an id (or per-run object).
 
 A framework calls an adapter's hooks with its own ids, not with the run the adapter made:
 the registry is where a hook finds that run, as OpenInference finds a span by its run id.
-Where the hooks reach no run id, `RunObjectRegistry` finds the run by the object the
-framework hands each of them for that run. One registry per citing object (never
-module-wide); neither keeps a run alive past its run.
+The id is the framework's run id, or one several runs may share (a thread's): a hook finds
+the sole run in flight under it, or none. Where the hooks reach no id, `RunObjectRegistry`
+finds the run by the object the framework hands each of them for that run. One registry
+per citing object (never module-wide); neither keeps a run alive past its run.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Hashable
+from functools import partial
 from typing import Generic, TypeVar
-from weakref import WeakKeyDictionary, WeakValueDictionary
+from weakref import WeakKeyDictionary, ref
 
 __all__ = ["RunObjectRegistry", "RunRegistry"]
 
@@ -22,36 +25,77 @@ R = TypeVar("R")
 
 
 class RunRegistry(Generic[R]):
-    """Runs by the framework's run id, under a lock (hooks may run on other threads).
+    """Runs by an id (`ids` names what it is: "run id", "thread"), under a lock (hooks may
+    run on other threads).
 
-    A run leaves when nothing else holds it (its stream ended). Two runs in flight under
-    one id are never told apart: neither is found (logged), so neither is fed the other's
-    results.
+    A run leaves when it is removed (its owner's `finally`), or else when nothing else holds
+    it (its stream ended). Two runs in flight under one id are never told apart: neither
+    is found (logged), so neither is fed the other's results.
     """
 
-    __slots__ = ("_lock", "_runs")
+    __slots__ = ("_gone", "_ids", "_lock", "_runs")
 
-    def __init__(self) -> None:
+    def __init__(self, ids: str = "run id") -> None:
+        self._ids = ids
         self._lock = threading.Lock()
-        self._runs: WeakValueDictionary[str, R] = WeakValueDictionary()
+        self._runs: dict[Hashable, list[ref[R]]] = {}
+        #: Ids whose runs were collected since the registry last looked (`_collected`).
+        self._gone: list[Hashable] = []
 
-    def add(self, run_id: str, run: R) -> None:
-        """Register `run` under `run_id` while it is in flight."""
+    def add(self, key: Hashable, run: R) -> bool:
+        """Register `run` under `key` while it is in flight; whether it is the only run
+        there (else neither is found while both are)."""
         with self._lock:
-            held = self._runs.pop(run_id, None)
-            if held is None or held is run:
-                self._runs[run_id] = run
-                return
-        logger.warning(
-            "moca_agui: two runs in flight share the run id %r; neither is cited from the "
-            "framework's own hooks",
-            run_id,
-        )
+            runs = self._live(key)
+            if not any(held() is run for held in runs):
+                runs.append(ref(run, partial(self._collected, key)))
+            self._runs[key] = runs
+            return len(runs) == 1
 
-    def get(self, run_id: str) -> R | None:
-        """The run in flight under `run_id`, if one is."""
+    def remove(self, key: Hashable, run: R) -> None:
+        """`run` has ended: it is found no more under `key`."""
         with self._lock:
-            return self._runs.get(run_id)
+            runs = [held for held in self._live(key) if held() is not run]
+            if runs:
+                self._runs[key] = runs
+
+    def get(self, key: Hashable) -> R | None:
+        """The run in flight under `key` if it is the only one; None (logged if several)."""
+        with self._lock:
+            runs = self._live(key)
+            if runs:
+                self._runs[key] = runs
+            found = [held() for held in runs]
+        if len(found) > 1:
+            logger.warning(
+                "moca_agui: %d runs of %s %s are in flight at once: none is found, for "
+                "they cannot be told apart",
+                len(found),
+                self._ids,
+                key,
+            )
+        return found[0] if len(found) == 1 else None
+
+    def __contains__(self, key: object) -> bool:
+        """Whether a run is in flight under `key` (one or several)."""
+        with self._lock:
+            return any(held() is not None for held in self._runs.get(key, ()))
+
+    def _collected(self, key: Hashable, _: object) -> None:
+        """A run under `key` was collected (a weak reference's callback, which may run
+        inside the lock: it only notes the id)."""
+        self._gone.append(key)
+
+    def _live(self, key: Hashable) -> list[ref[R]]:
+        """The runs under `key` still held by something, taken out of the registry (the
+        caller puts them back): also drops the ids of runs collected since (under the lock)."""
+        while self._gone:
+            gone = self._gone.pop()
+            if gone != key:
+                runs = [held for held in self._runs.pop(gone, ()) if held() is not None]
+                if runs:
+                    self._runs[gone] = runs
+        return [held for held in self._runs.pop(key, ()) if held() is not None]
 
 
 class RunObjectRegistry(Generic[R]):

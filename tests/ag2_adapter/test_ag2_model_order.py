@@ -10,7 +10,9 @@ on AG2's own scheduling and on a wire that carries the second call first in ever
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
+import threading
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -22,7 +24,10 @@ from ag2.ag_ui import AGUIStream
 from ag2.events import BaseEvent, ModelMessageChunk, ModelResponse, ToolCallEvent
 from ag2.middleware import AgentTurn, BaseMiddleware, Middleware
 from ag2.testing import TestConfig
+from ag_ui.core import RunAgentInput
 from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import StreamingResponse
 from starlette.routing import Route
 
 import moca_agui
@@ -82,10 +87,10 @@ def scripted_agent(delays: dict[str, float], *, second_call_first: bool = False)
     return Agent("order", config=config, tools=[reader_tool(delays)], middleware=middleware)
 
 
-async def answer(app: Any) -> list[dict[str, Any]]:
+async def answer(app: Any, run_id: str = "run-1") -> list[dict[str, Any]]:
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
-        response = await client.post("/", json=run_input("Dusk and queens?"))
+        response = await client.post("/", json=run_input("Dusk and queens?", run_id))
     assert response.status_code == 200, response.text
     return parse_stream(response.text)
 
@@ -129,10 +134,104 @@ async def test_two_concurrent_runs_of_one_stream_each_learn_their_own_models_ord
     delays = {ref(A): 0.02, ref(B): 0.0}
     stream = moca_agui.instrument(AGUIStream(scripted_agent(delays, second_call_first=True)))
     app = Starlette(routes=[Route("/", stream.build_asgi())])
-    for both in [await asyncio.gather(answer(app), answer(app)) for _ in range(3)]:
+    runs = [
+        await asyncio.gather(answer(app, f"run-{n}a"), answer(app, f"run-{n}b")) for n in range(3)
+    ]
+    for both in runs:
         for events in both:
             assert start_order(events) == ["call-b", "call-a"]
             assert cited_refs(events) == {"[1]": ref(A), "[2]": ref(B)}
+
+
+def held_reader_tool(held: threading.Event, waiting: threading.Semaphore) -> Any:
+    """The Reader tool, whose first call (the first request's) waits for `held`."""
+    records, calls = {ref(A): A, ref(B): B}, itertools.count()
+
+    def moca_get_node(node_id: str) -> dict[str, Any]:
+        """One node's citation record, by versioned ref."""
+        if next(calls) == 0:
+            waiting.release()
+            held.wait(timeout=10)
+        return records[node_id]
+
+    return tool(moca_get_node, name="moca_get_node")
+
+
+def held_stream(held: threading.Event, waiting: threading.Semaphore) -> Any:
+    """An instrumented stream whose wire carries call-b first, its first run held."""
+    calls = [
+        ToolCallEvent("moca_get_node", arguments=json.dumps({"node_id": ref(A)}), id="call-a"),
+        ToolCallEvent("moca_get_node", arguments=json.dumps({"node_id": ref(B)}), id="call-b"),
+    ]
+    config = TestConfig(calls, ModelMessageChunk(ANSWER), ANSWER)
+    tools = [held_reader_tool(held, waiting)]
+    agent = Agent("order", config=config, tools=tools, middleware=[Middleware(SecondCallFirst)])
+    return moca_agui.instrument(AGUIStream(agent))
+
+
+async def first_run_held(waiting: threading.Semaphore) -> None:
+    """Until the first run's first tool call waits (the run is in flight)."""
+    async with asyncio.timeout(10):
+        while not waiting.acquire(blocking=False):
+            await asyncio.sleep(0.01)
+
+
+async def test_two_requests_in_flight_under_one_run_id_never_get_each_others_order(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A second request under the run id of one in flight: its dispatch cannot tell the
+    two runs apart, so it binds neither (logged), and its run knows no order of its calls:
+    [1] and [2] are left out, never taken from the wire (call-b first). The first run,
+    alone under its id when it dispatched, learns its model's order."""
+    held, waiting = threading.Event(), threading.Semaphore(0)
+    async with held_stream(held, waiting) as stream:
+        app = stream.build_asgi()
+        first = asyncio.create_task(answer(app, "run-1"))
+        await first_run_held(waiting)
+        second = await answer(app, "run-1")
+        held.set()
+        first_events = await first
+    assert start_order(second) == ["call-b", "call-a"]
+    assert check_events(second) == []
+    assert cited_refs(second) == {}
+    assert markers_left_out(caplog) == ["[1]", "[2]"]
+    assert "2 runs of run id run-1 are in flight at once" in caplog.text
+    assert cited_refs(first_events) == {"[1]": ref(A), "[2]": ref(B)}
+    assert "run-1" not in app.runs
+
+
+async def test_a_run_cancelled_midway_leaves_nothing_registered() -> None:
+    """The client goes away while the run's tools run (AG2 keeps the turn going in a task
+    of its own, which holds the run): the run leaves the registries all the same."""
+    held, waiting = threading.Event(), threading.Semaphore(0)
+    async with held_stream(held, waiting) as stream:
+        app = stream.build_asgi()
+        request = asyncio.create_task(answer(app, "run-1"))
+        await first_run_held(waiting)
+        assert "run-1" in app.runs and ("/", "thread-1") in app.threads
+        request.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await request
+        assert "run-1" not in app.runs and ("/", "thread-1") not in app.threads
+        held.set()
+
+
+async def test_an_endpoint_of_ones_own_calling_dispatch_gives_the_run_the_models_order() -> None:
+    """The documented endpoint of one's own: it calls the instrumented stream's `dispatch`
+    behind the app's own `CitationMiddleware`, whose runs the stream's registry never
+    holds; the run is found all the same, and follows the model's order, not the wire's."""
+    delays = {ref(A): 0.02, ref(B): 0.0}
+    stream = moca_agui.instrument(AGUIStream(scripted_agent(delays, second_call_first=True)))
+
+    async def chat(request: Request) -> StreamingResponse:
+        incoming = RunAgentInput.model_validate_json(await request.body())
+        return StreamingResponse(stream.dispatch(incoming), media_type="text/event-stream")
+
+    app = CitationMiddleware(Starlette(routes=[Route("/", chat, methods=["POST"])]))
+    for _ in range(3):
+        events = await answer(app)
+        assert start_order(events) == ["call-b", "call-a"]
+        assert cited_refs(events) == {"[1]": ref(A), "[2]": ref(B)}
 
 
 async def test_the_bare_middleware_leaves_the_markers_out_never_naming_the_wrong_node(

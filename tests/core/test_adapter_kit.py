@@ -76,11 +76,35 @@ def test_a_registered_run_is_found_by_its_id_while_something_holds_it():
 def test_two_runs_in_flight_under_one_id_are_neither_found(caplog):
     runs: RunRegistry[CitationRun] = RunRegistry()
     first, second = CitationRun(), CitationRun()
-    runs.add("run-1", first)
+    assert runs.add("run-1", first)
+    assert not runs.add("run-1", second)  # the second is told it shares its id
     with caplog.at_level(logging.WARNING, logger="moca_agui"):
-        runs.add("run-1", second)
-    assert runs.get("run-1") is None
-    assert "share the run id 'run-1'" in caplog.text
+        assert runs.get("run-1") is None
+    assert "2 runs of run id run-1 are in flight at once" in caplog.text
+    assert "run-1" in runs
+    runs.remove("run-1", second)  # ended: the other is the sole run in flight again
+    assert runs.get("run-1") is first
+
+
+def test_a_removed_run_is_found_no_more_and_its_id_is_dropped():
+    runs: RunRegistry[CitationRun] = RunRegistry("thread")
+    run = CitationRun()
+    runs.add(("/", "thread-1"), run)
+    runs.remove(("/", "thread-1"), run)
+    runs.remove(("/", "thread-1"), run)  # removing twice is harmless
+    assert runs.get(("/", "thread-1")) is None
+    assert ("/", "thread-1") not in runs
+    assert runs._runs == {}  # nothing kept of an ended run's id
+
+
+def test_the_id_of_a_collected_run_is_dropped_once_the_registry_looks_again():
+    runs: RunRegistry[CitationRun] = RunRegistry()
+    held = CitationRun()
+    runs.add("run-1", held)
+    del held
+    gc.collect()
+    runs.get("run-2")  # any later look drops the ids of runs collected since
+    assert runs._runs == {}
 
 
 class _Store:

@@ -173,3 +173,49 @@ def test_the_checks_see_what_they_forbid(tmp_path: Path) -> None:
         "adapters/_held.py:3 module-level Call",
         "adapters/_weak.py:1 from weakref import WeakKeyDictionary",
     ]
+
+
+# -- the run context: read by the engine, not by adapters' private methods ----------------
+
+#: The engine's module, which owns the run context (`CitationRun.current()` is defined there).
+ENGINE = "core/run/citation_run.py"
+#: Modules other than the engine that read the run context with `CitationRun.current()`,
+#: and why: a hook finds its run in a `RunRegistry`, by the framework's run id, where it can.
+READS_THE_RUN_CONTEXT = {
+    # removed by the ADK/Strands branch
+    "adapters/_adk.py": "ADK's plugin finds the run of the middleware's request",
+    # CrewAI's kickoff is handed no id of the request's run (no branch of issue 46 item 3)
+    "adapters/_crewai.py": "a flow's or crew's kickoff finds the middleware's run",
+    "adapters/_ag2.py": "an endpoint of the user's own that calls dispatch, behind their own "
+    "CitationMiddleware, fills no registry of the stream's: the run context is its one link",
+}
+
+
+def reads_of_the_run_context(root: Path) -> dict[str, list[int]]:
+    """Where a module other than the engine calls `CitationRun.current()`, by line."""
+    found: defaultdict[str, list[int]] = defaultdict(list)
+    for name, tree in modules(root):
+        for node in ast.walk(tree):
+            if (
+                name != ENGINE
+                and isinstance(node, ast.Call)
+                and ast.unparse(node.func).endswith("CitationRun.current")
+            ):
+                found[name].append(node.lineno)
+    return dict(found)
+
+
+def test_only_the_engine_and_the_allowed_adapters_read_the_run_context():
+    assert set(reads_of_the_run_context(ROOT)) <= set(READS_THE_RUN_CONTEXT)
+
+
+def test_the_run_context_check_sees_what_it_forbids(tmp_path: Path) -> None:
+    files = {
+        ENGINE: "class CitationRun:\n    def end(self):\n        CitationRun.current()\n",
+        "core/asgi.py": "from .run import CitationRun\nrun = CitationRun.current()\n",
+        "adapters/_new.py": "import moca_agui.adapter as kit\nkit.CitationRun.current()\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    assert reads_of_the_run_context(tmp_path) == {"adapters/_new.py": [2], "core/asgi.py": [2]}
