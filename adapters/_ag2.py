@@ -77,12 +77,18 @@ class CitingAGUIStream(AGUIStream):
         thread the client sends back holds earlier turns' calls in the wire's order, which
         may not be the model's: those turns' order is unknown to the run."""
         run_id = getattr(incoming, "run_id", None)
-        if isinstance(run_id, str) and run_id in self.moca_agui_runs:
-            run = self.moca_agui_runs.get(run_id)  # this stream's endpoint; None if shared
-        else:
-            # An endpoint of the user's own, behind their own `CitationMiddleware`, whose
-            # registry this stream cannot see: the request's run context is the one link.
-            run = CitationRun.current()
+        # An endpoint of the user's own, behind their own `CitationMiddleware`, whose
+        # registry this stream cannot see: the request's run context is the one link.
+        current = CitationRun.current()
+        run = current
+        # An id this stream's endpoint registered must find the request's own run; not when
+        # runs in flight share it (on this endpoint or another one): this request's run
+        # then knows no order of its calls (its markers left out).
+        runs = self.moca_agui_runs
+        if isinstance(run_id, str) and run_id in runs and runs.get(run_id) is not current:
+            run = None
+            if current is not None:
+                current.calls_out_of_order()
         if run is not None:
             run.calls_out_of_order(this_run=False)
             middleware = [*middleware, Middleware(ModelOrder, run=run)]

@@ -304,3 +304,30 @@ async def test_the_instrumented_stream_is_a_copy_and_refuses_the_agent() -> None
     assert not isinstance(plain.build_asgi(), CitationMiddleware)
     with pytest.raises(TypeError, match=r"moca_agui.instrument\(AGUIStream\(agent\)\)"):
         moca_agui.instrument(scripted_agent({}))
+
+
+async def test_an_endpoint_of_ones_own_under_the_run_id_of_the_streams_own_binds_neither(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """One stream served by its own endpoint and by one of the user's: a request to the
+    user's under the run id of one in flight on the stream's own is never given that
+    run's order; its own run knows no order, so [1] and [2] are left out, not read from
+    the wire (call-b first). The first run still learns its model's order."""
+    held, waiting = threading.Event(), threading.Semaphore(0)
+    async with held_stream(held, waiting) as stream:
+
+        async def chat(request: Request) -> StreamingResponse:
+            incoming = RunAgentInput.model_validate_json(await request.body())
+            return StreamingResponse(stream.dispatch(incoming), media_type="text/event-stream")
+
+        own = stream.build_asgi()
+        users = CitationMiddleware(Starlette(routes=[Route("/", chat, methods=["POST"])]))
+        first = asyncio.create_task(answer(own, "run-1"))
+        await first_run_held(waiting)
+        second = await answer(users, "run-1")
+        held.set()
+        first_events = await first
+    assert start_order(second) == ["call-b", "call-a"]
+    assert cited_refs(second) == {}
+    assert markers_left_out(caplog) == ["[1]", "[2]"]
+    assert cited_refs(first_events) == {"[1]": ref(A), "[2]": ref(B)}
