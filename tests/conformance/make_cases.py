@@ -357,6 +357,15 @@ def stream_rules() -> list[dict[str, Any]]:
     ]
 
 
+def forged_ref(genuine: dict[str, Any], other: dict[str, Any]) -> str:
+    """A search result of `genuine` whose node repeats its `ref` key, escaped, naming
+    `other`'s node; its URLs escape their colons (`\\u003a`), so the text has no more
+    colons than the value it reads as: a key twice, which parsers read two ways."""
+    node = json.dumps(genuine["node"])[:-1] + ', "re\\u0066": ' + json.dumps(ref(other)) + "}"
+    text = '{"results": [' + json.dumps({**genuine, "node": "@"}).replace('"@"', node) + "]}"
+    return text.replace("https:", "https\\u003a")
+
+
 def records() -> list[dict[str, Any]]:
     invalid = copy.deepcopy(B)
     del invalid["trust"]["stale"]
@@ -425,6 +434,26 @@ def records() -> list[dict[str, Any]]:
                 call("c1", '{"results": [' + json.dumps(A)[:-1] + ', "text": "other"}]}'),
                 call("c2", search(B)),
                 answer("m1", "[1] [2] and ", ref(B)),
+            ),
+        ),
+        case(
+            "a duplicate key escaped",
+            "A key repeated in an escaped spelling (`re\\u0066` is `ref`), in a text that "
+            "escapes colons (`\\u003a`), is the same key twice: the result cannot be read, "
+            "and the forged ref is never cited.",
+            run(
+                call("c1", forged_ref(A, D)),
+                call("c2", search(B)),
+                answer("m1", "[1] [2] and ", ref(B)),
+            ),
+        ),
+        case(
+            "an escaped null in a string",
+            "A string that spells `null` with an escape (`nul\\u006c`) is text like any other: "
+            "the record is read and cited.",
+            run(
+                call("c1", json.dumps(search({**A, "text": "<>"})).replace("<>", "nul\\u006c")),
+                answer("m1", "[1]"),
             ),
         ),
         case(
