@@ -12,8 +12,8 @@
 // on. State belongs to one subscription of `run`, never to the instance.
 import { Middleware } from "@ag-ui/client";
 import { Observable } from "rxjs";
-import { citationOptions } from "./middleware/options.js";
 import { log } from "./middleware/log.js";
+import { citationOptions } from "./middleware/options.js";
 import { keepsOwnThread } from "./middleware/own-thread.js";
 import { CitingStream } from "./middleware/stream.js";
 

@@ -32,7 +32,8 @@ function notPlain(text) {
       const end = stringEnd(text, at);
       const keys = open[open.length - 1];
       if (keyNext && keys) {
-        const key = JSON.parse(text.slice(at, end + 1));
+        const raw = text.slice(at + 1, end);
+        const key = raw.includes("\\") ? JSON.parse(`"${raw}"`) : raw;
         if (keys.has(key)) throw new Error("duplicate key in an object; JSON parsers disagree on which one wins");
         keys.add(key);
       }
@@ -47,9 +48,9 @@ function notPlain(text) {
       open.pop();
     } else if (code === COMMA) {
       keyNext = Boolean(open[open.length - 1]);
-    } else if (code === MINUS || (code >= DIGIT_0 && code <= DIGIT_9)) {
+    } else if (code === MINUS || isDigit(code)) {
       let end = at + 1;
-      while (end < text.length && NUMBER_PART.test(text[end])) end += 1;
+      while (end < text.length && isNumberPart(text.charCodeAt(end))) end += 1;
       if (!Number.isFinite(Number(text.slice(at, end)))) {
         throw new Error("not plain JSON: a number is out of a double's range");
       }
@@ -58,16 +59,27 @@ function notPlain(text) {
   }
 }
 
-const [QUOTE, BACKSLASH, COMMA, MINUS] = ['"', "\\", ",", "-"].map((c) => c.charCodeAt(0));
+const [QUOTE, BACKSLASH, COMMA, MINUS, PLUS, DOT] = ['"', "\\", ",", "-", "+", "."].map((c) => c.charCodeAt(0));
 const [OPEN_OBJECT, CLOSE_OBJECT, OPEN_ARRAY, CLOSE_ARRAY] = ["{", "}", "[", "]"].map((c) => c.charCodeAt(0));
-const [DIGIT_0, DIGIT_9] = ["0", "9"].map((c) => c.charCodeAt(0));
-const NUMBER_PART = /[0-9eE+.-]/;
+const [DIGIT_0, DIGIT_9, LOWER_E, UPPER_E] = ["0", "9", "e", "E"].map((c) => c.charCodeAt(0));
 
-/** Where the JSON string that opens at `at` closes. @param {string} text @param {number} at */
+/** @param {number} code */
+const isDigit = (code) => code >= DIGIT_0 && code <= DIGIT_9;
+
+/** @param {number} code */
+const isNumberPart = (code) => isDigit(code) || code === DOT || code === LOWER_E || code === UPPER_E ||
+  code === MINUS || code === PLUS;
+
+/** Where the JSON string that opens at `at` closes: the next quote after no odd run of
+ * backslashes. @param {string} text @param {number} at */
 function stringEnd(text, at) {
-  let end = at + 1;
-  while (text.charCodeAt(end) !== QUOTE) end += text.charCodeAt(end) === BACKSLASH ? 2 : 1;
-  return end;
+  let end = text.indexOf('"', at + 1);
+  for (;;) {
+    let escapes = 0;
+    while (text.charCodeAt(end - 1 - escapes) === BACKSLASH) escapes += 1;
+    if (escapes % 2 === 0) return end;
+    end = text.indexOf('"', end + 1);
+  }
 }
 
 /** A copy of `value` as plain JSON, or null (logged) if it is no JSON object.
