@@ -40,7 +40,9 @@ export interface CitationMiddlewareOptions {
 }
 
 /** Adds one `moca.citations` event per answer to an agent's stream:
- * `agent.use(new CitationMiddleware())`. One instance serves concurrent runs. */
+ * `agent.use(new CitationMiddleware())`. One instance serves concurrent runs. On
+ * @ag-ui/client 1.x it cannot see the agent (logged once): for an agent that may read a
+ * thread of its own (a Mastra agent with memory), use `instrument(agent)`. */
 export declare class CitationMiddleware extends Middleware {
   constructor(options?: CitationMiddlewareOptions);
   run(input: RunAgentInput, next: AbstractAgent): Observable<BaseEvent>;
