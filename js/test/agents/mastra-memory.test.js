@@ -163,3 +163,17 @@ test("@ag-ui/client 1.x, agent.use: the request's thread counts, and the middlew
   assert.equal(warned.length, 1, warned.join("\n"));
   assert.match(warned[0], /not handed the agent.*instrument\(agent\).*keptThread/);
 });
+
+test("@ag-ui/mastra 1.1.2: a MastraAgent's clone() keeps no middleware; instrumented, the clone is told", async () => {
+  // CopilotKit's runtime runs a per-request clone; MastraAgent.clone() makes a new agent
+  // from its config, without the middlewares (docs/typescript.md, Mastra)
+  const agent = instrument(await rememberingAgent(WITH_REFS), { readerTools: serverTools("reader") });
+  const clone = agent.clone();
+  clone.setMessages([{ id: "user-1", role: "user", content: REGISTER }]);
+  const events = [];
+  await clone.runAgent({}, { onEvent: ({ event }) => void events.push(event) });
+  assert.equal(events.filter((event) => event.name === "moca.citations").length, 0);
+  const told = instrument(agent.clone(), { readerTools: serverTools("reader") });
+  const { cited } = await runEach(told, [REGISTER]);
+  assert.deepEqual(cited, [[[null, "hive-placement.md"]]]);
+});
