@@ -50,6 +50,8 @@ export declare class CitationMiddleware extends Middleware {
 
 /** `agent`, citing: `agent.use(new CitationMiddleware(options))` with the middleware bound to
  * the agent, so that on any @ag-ui/client it tells an agent that reads a thread of its own
- * (a Mastra agent with memory). Idempotent: an agent whose chain holds one gets no second
- * (and the later call's options are not taken). */
+ * (a Mastra agent with memory). Its clones cite too: this instance's `clone()` returns the
+ * clone instrumented with the same options (CopilotKit's runtime runs a clone per request;
+ * a MastraAgent's clone keeps no middleware). Idempotent: an agent whose chain holds one
+ * gets no second (and the later call's options are not taken). */
 export declare function instrument<A extends AbstractAgent>(agent: A, options?: CitationMiddlewareOptions): A;

@@ -12,7 +12,7 @@
 // on. State belongs to one subscription of `run`, never to the instance.
 import { Middleware } from "@ag-ui/client";
 import { Observable } from "rxjs";
-import { log } from "./middleware/log.js";
+import { log, reason } from "./middleware/log.js";
 import { citationOptions } from "./middleware/options.js";
 import { keepsOwnThread } from "./middleware/own-thread.js";
 import { CitingStream } from "./middleware/stream.js";
@@ -94,7 +94,9 @@ class BoundCitationMiddleware extends CitationMiddleware {
 /**
  * `agent`, citing: `agent.use(new CitationMiddleware(options))` with the middleware bound to
  * `agent`, so that on any @ag-ui/client it tells an agent that reads a thread of its own
- * (a Mastra agent with memory). Once: an agent whose chain holds one adds none.
+ * (a Mastra agent with memory); and every clone of it cites (`citeClones`). Once: an agent
+ * whose chain holds one bound to it adds none; a clone whose chain holds the one it copied
+ * has it bound to itself, with the same options.
  * @template {import("@ag-ui/client").AbstractAgent} A
  * @param {A} agent @param {CitationMiddlewareOptions} [options] @returns {A}
  */
@@ -102,12 +104,42 @@ export function instrument(agent, options = {}) {
   if (agent === null || typeof agent !== "object" || typeof agent.use !== "function") {
     throw new TypeError("instrument takes an AbstractAgent of @ag-ui/client (an object with use())");
   }
-  const chain = /** @type {any} */ (agent).middlewares;
-  if (Array.isArray(chain) && chain.some((middleware) => middleware instanceof BoundCitationMiddleware)) {
-    return agent;
-  }
-  agent.use(new BoundCitationMiddleware(options, agent));
+  const fields = /** @type {any} */ (agent);
+  const chain = Array.isArray(fields.middlewares) ? fields.middlewares : [];
+  const held = chain.find((/** @type {unknown} */ middleware) => middleware instanceof BoundCitationMiddleware);
+  if (held?.agent === agent) return agent;
+  const middleware = new BoundCitationMiddleware(held?.options ?? options, agent);
+  if (held === undefined) agent.use(middleware);
+  else fields.middlewares = chain.map((/** @type {unknown} */ each) => (each === held ? middleware : each));
+  citeClones(agent, middleware.options);
   return agent;
+}
+
+/**
+ * Makes `agent.clone()`, on this instance only (never its class), return the clone
+ * instrumented with `options` and bound to the clone: CopilotKit's runtime runs a clone per
+ * request, and MastraAgent's clone keeps no middleware. A clone that cannot be instrumented
+ * is returned as it is, and logged.
+ * @param {object} agent @param {Options} options
+ */
+function citeClones(agent, options) {
+  const given = /** @type {CitationMiddlewareOptions} checked ones */ (/** @type {unknown} */ (options));
+  const clone = /** @type {any} */ (agent).clone;
+  if (typeof clone !== "function") return;
+  Object.defineProperty(agent, "clone", {
+    configurable: true,
+    writable: true,
+    /** @this {unknown} @param {unknown[]} args */
+    value: function cloneCiting(...args) {
+      const copy = clone.apply(this, args);
+      try {
+        return instrument(copy, given);
+      } catch (error) {
+        log.warn(`a clone of the agent was not instrumented, so it cites nothing: ${reason(error)}`);
+        return copy;
+      }
+    },
+  });
 }
 
 /** Whether `next` is an agent rather than a link of the client's chain (which has only

@@ -172,6 +172,62 @@ export function middlewareSuite({ client, CitationMiddleware, instrument, MocaCi
     assert.deepEqual(counted.lines, []);
   });
 
+  /** As @ag-ui/mastra's MastraAgent clones: a new agent from its config, no middleware. */
+  class Forgetful extends Scripted {
+    clone() {
+      return Object.assign(new Forgetful(this.events, this.pause), { agent: this.agent });
+    }
+  }
+
+  test(`${version}: instrument(agent): a clone that keeps no middleware cites, with the same options, and its clones too`, async () => {
+    const events = [started, ...call("c1", { results: [A, B] }), ...answer("m1", "Per [2]."), finished];
+    const texts = (seen) => seen.filter((e) => e.name === "moca.citations")
+      .map((e) => e.value.citations.map((c) => c.record.text ?? null));
+    // agent.use: the clone has no middleware, so it cites nothing (docs/typescript.md)
+    const used = new Forgetful(events).use(new CitationMiddleware());
+    assert.deepEqual(cited((await runThrough(used.clone())).seen), []);
+    const agent = instrument(new Forgetful(events), { includeText: false });
+    const clone = agent.clone();
+    const { seen } = await runThrough(clone);
+    assert.deepEqual(cited(seen), [{ messageId: "m1", citations: [["[2]", "b.md"]] }]);
+    assert.deepEqual(texts(seen), [[null]]); // the options instrument was given
+    const twice = await runThrough(clone.clone().clone());
+    assert.deepEqual(cited(twice.seen), [{ messageId: "m1", citations: [["[2]", "b.md"]] }]);
+    assert.deepEqual(texts(twice.seen), [[null]]);
+    assert.equal(instrument(clone, { includeText: true }), clone);
+    assert.deepEqual(texts((await runThrough(clone)).seen), [[null]]); // once, its options kept
+    // on the instance, never its class: another agent's clone cites nothing
+    assert.ok(Object.hasOwn(agent, "clone") && !Object.hasOwn(Forgetful.prototype, "cloneCiting"));
+    assert.deepEqual(cited((await runThrough(new Forgetful(events).clone())).seen), []);
+  });
+
+  test(`${version}: instrument(agent): a clone that copies the chain cites once, judged as itself`, async () => {
+    const events = [started, ...call("c1", { results: [A, B] }), ...answer("m1", "Per [2] and ", B.node.ref, "."), finished];
+    const agent = instrument(remembering(false, events));
+    const clone = agent.clone();
+    const { result, lines } = await warned(() => runThrough(clone.clone()));
+    assert.deepEqual(cited(result.seen), [{ messageId: "m1", citations: [["[2]", "b.md"]] }]);
+    assert.deepEqual(lines, []);
+    // a clone that holds a Mastra agent with memory of its own is judged by it, not by the
+    // agent it was cloned from: its default markers are left out
+    const own = Object.assign(agent.clone(), { agent: { getMemory: async () => ({}) } });
+    const judged = await warned(() => runThrough(own));
+    assert.deepEqual(cited(judged.result.seen), [{ messageId: "m1", citations: [[null, "b.md"]] }]);
+    assert.equal(fixes(judged.lines).length, 1, judged.lines.join("\n"));
+  });
+
+  test(`${version}: instrument(agent): a clone that is no agent is returned as it is, and logged`, async () => {
+    class Odd extends Scripted {
+      clone() {
+        return { copy: true };
+      }
+    }
+    const { result, lines } = await warned(() => instrument(new Odd([])).clone());
+    assert.deepEqual(result, { copy: true });
+    assert.equal(lines.length, 1);
+    assert.match(lines[0], /^moca-agui: a clone of the agent was not instrumented, so it cites nothing: instrument takes/);
+  });
+
   test(`${version}: instrument takes an agent, and checks its options`, () => {
     assert.throws(() => instrument({}), /instrument takes an AbstractAgent/);
     assert.throws(() => instrument(null), /instrument takes an AbstractAgent/);
