@@ -32,15 +32,26 @@ export interface CitationMiddlewareOptions {
   /** Where the agent keeps the thread its model reads (Mastra with memory): that thread as
    * AG-UI messages, or a Promise of them; the request's messages it does not hold follow.
    * null (or a failure): the thread is not known, and markers are left out (versioned refs
-   * are cited). Default: none, the request's `messages` are the thread, unless the agent the
-   * middleware is handed keeps one of its own (a Mastra agent whose `getMemory()` resolves
-   * to a memory): then markers are left out. */
+   * are cited). Default: none, the request's `messages` are the thread, unless the agent
+   * keeps one of its own (a Mastra agent whose `getMemory()` resolves to a memory): then
+   * markers are left out. The middleware sees the agent where `instrument` added it, or
+   * where the client hands it the agent (@ag-ui/client 0.0.59); `agent.use` on 1.x cannot. */
   keptThread?: ((input: RunAgentInput) => Message[] | null | Promise<Message[] | null>) | null;
 }
 
 /** Adds one `moca.citations` event per answer to an agent's stream:
- * `agent.use(new CitationMiddleware())`. One instance serves concurrent runs. */
+ * `agent.use(new CitationMiddleware())`. One instance serves concurrent runs. On
+ * @ag-ui/client 1.x it cannot see the agent (logged once): for an agent that may read a
+ * thread of its own (a Mastra agent with memory), use `instrument(agent)`. */
 export declare class CitationMiddleware extends Middleware {
   constructor(options?: CitationMiddlewareOptions);
   run(input: RunAgentInput, next: AbstractAgent): Observable<BaseEvent>;
 }
+
+/** `agent`, citing: `agent.use(new CitationMiddleware(options))` with the middleware bound to
+ * the agent, so that on any @ag-ui/client it tells an agent that reads a thread of its own
+ * (a Mastra agent with memory). Its clones cite too: this instance's `clone()` returns the
+ * clone instrumented with the same options (CopilotKit's runtime runs a clone per request;
+ * a MastraAgent's clone keeps no middleware). Idempotent: an agent whose chain holds one
+ * gets no second (and the later call's options are not taken). */
+export declare function instrument<A extends AbstractAgent>(agent: A, options?: CitationMiddlewareOptions): A;

@@ -51,10 +51,10 @@ async function warned(body) {
 }
 
 /**
- * @param {{ client: typeof import("@ag-ui/client"), CitationMiddleware: any, MocaCitations: any,
- *   version: string }} given
+ * @param {{ client: typeof import("@ag-ui/client"), CitationMiddleware: any, instrument: any,
+ *   MocaCitations: any, version: string }} given
  */
-export function middlewareSuite({ client, CitationMiddleware, MocaCitations, version }) {
+export function middlewareSuite({ client, CitationMiddleware, instrument, MocaCitations, version }) {
   const { AbstractAgent, HttpAgent } = client;
 
   /** An agent that sends `events`, each after `pause` ms (0: at once, in one task). */
@@ -84,7 +84,23 @@ export function middlewareSuite({ client, CitationMiddleware, MocaCitations, ver
         return () => clearTimeout(timer);
       });
     }
+
+    /** As @ag-ui/mastra's MastraAgent clones: the same script, and the same Mastra agent. */
+    clone() {
+      const copy = super.clone();
+      Object.assign(copy, { events: this.events, pause: this.pause, agent: this.agent });
+      return copy;
+    }
   }
+
+  /** A Scripted agent that holds, as @ag-ui/mastra's MastraAgent holds a Mastra agent, one
+   * whose `getMemory()` resolves to a memory (`memory`: true) or to none. */
+  const remembering = (memory, events) => Object.assign(new Scripted(events),
+    { agent: { getMemory: async () => (memory ? {} : undefined) } });
+
+  /** The log lines that name `instrument(agent)` or `keptThread`, as the fix of an agent
+   * with a thread of its own. */
+  const fixes = (lines) => lines.filter((line) => /instrument\(agent\)|keptThread/.test(line));
 
   /** Every event the agent's subscribers see, and the store's value per message. */
   async function runThrough(agent, input = {}) {
@@ -104,15 +120,120 @@ export function middlewareSuite({ client, CitationMiddleware, MocaCitations, ver
     assert.deepEqual(store.get("m1").citations.map((c) => c.record.node.path), ["b.md", "a.md"]);
   });
 
-  test(`${version}: agent.use on an agent with a memory of its own: left out where the client hands the agent`, async () => {
-    const agent = new Scripted([started, ...call("c1", { results: [A, B] }), ...answer("m1", "Per [2]."), finished]);
-    agent.agent = { getMemory: async () => ({}) }; // as @ag-ui/mastra's MastraAgent holds a Mastra agent
-    const { result: { seen }, lines } = await warned(() => runThrough(agent.use(new CitationMiddleware())));
-    // 0.0.59 hands the innermost middleware the agent itself; 1.x a boundary of its own, so
-    // there the middleware cannot tell and keptThread is the fix (docs/typescript.md, Mastra)
+  test(`${version}: agent.use on an agent with a memory of its own: left out where the client hands the agent, else logged`, async () => {
+    const events = [started, ...call("c1", { results: [A, B] }), ...answer("m1", "Per [2]."), finished];
+    const middleware = new CitationMiddleware();
+    const { result, lines } = await warned(async () => [
+      await runThrough(remembering(true, events).use(middleware)),
+      await runThrough(remembering(true, events).use(middleware)),
+    ]);
+    // 0.0.59 hands the innermost middleware the agent itself: markers left out, each run; 1.x
+    // a link of its chain: the request's thread counts, and once per middleware it says so
     const handsAgent = version.includes("0.0.59");
-    assert.deepEqual(cited(seen), [{ messageId: "m1", citations: handsAgent ? [] : [["[2]", "b.md"]] }]);
-    assert.equal(lines.filter((line) => line.includes("keptThread")).length, handsAgent ? 1 : 0, lines.join("\n"));
+    for (const { seen } of result) {
+      assert.deepEqual(cited(seen), [{ messageId: "m1", citations: handsAgent ? [] : [["[2]", "b.md"]] }]);
+    }
+    assert.equal(fixes(lines).length, handsAgent ? 2 : 1, lines.join("\n"));
+    if (!handsAgent) assert.match(fixes(lines)[0], /not handed the agent.*instrument\(agent\).*keptThread/);
+  });
+
+  test(`${version}: instrument(agent) tells an agent with a memory of its own, and one without`, async () => {
+    const events = [started, ...call("c1", { results: [A, B] }), ...answer("m1", "Per [2] and ", B.node.ref, "."), finished];
+    const own = remembering(true, events);
+    const { result, lines } = await warned(() => runThrough(instrument(own)));
+    // the versioned ref is cited, the default marker left out: logged once, naming keptThread
+    assert.deepEqual(cited(result.seen), [{ messageId: "m1", citations: [[null, "b.md"]] }]);
+    assert.equal(fixes(lines).length, 1, lines.join("\n"));
+    assert.match(fixes(lines)[0], /thread of its own/);
+    const none = await warned(() => runThrough(instrument(remembering(false, events))));
+    assert.deepEqual(cited(none.result.seen), [{ messageId: "m1", citations: [["[2]", "b.md"]] }]);
+    assert.deepEqual(none.lines, []);
+  });
+
+  test(`${version}: instrument is idempotent, returns the agent, and a clone's run is judged as the agent's`, async () => {
+    const events = [started, ...call("c1", { results: [A, B] }), ...answer("m1", "Per [2]."), finished];
+    const agent = remembering(true, events);
+    assert.equal(instrument(instrument(agent, { includeText: false })), agent);
+    const { result, lines } = await warned(() => runThrough(agent));
+    assert.deepEqual(cited(result.seen), [{ messageId: "m1", citations: [] }]);
+    // one middleware: one event, one line (a second would log its own)
+    assert.equal(result.seen.filter((e) => e.name === "moca.citations").length, 1);
+    assert.equal(fixes(lines).length, 1, lines.join("\n"));
+    // a per-request clone (as CopilotKit's runtime runs an agent) shares the middleware
+    const clone = agent.clone();
+    assert.equal(instrument(clone), clone);
+    const cloned = await warned(() => runThrough(clone));
+    assert.deepEqual(cited(cloned.result.seen), [{ messageId: "m1", citations: [] }]);
+    assert.equal(fixes(cloned.lines).length, 1, cloned.lines.join("\n"));
+    // and one without memory, cloned, numbers over the request's thread
+    const plain = instrument(remembering(false, events)).clone();
+    const counted = await warned(() => runThrough(plain));
+    assert.deepEqual(cited(counted.result.seen), [{ messageId: "m1", citations: [["[2]", "b.md"]] }]);
+    assert.deepEqual(counted.lines, []);
+  });
+
+  /** As @ag-ui/mastra's MastraAgent clones: a new agent from its config, no middleware. */
+  class Forgetful extends Scripted {
+    clone() {
+      return Object.assign(new Forgetful(this.events, this.pause), { agent: this.agent });
+    }
+  }
+
+  test(`${version}: instrument(agent): a clone that keeps no middleware cites, with the same options, and its clones too`, async () => {
+    const events = [started, ...call("c1", { results: [A, B] }), ...answer("m1", "Per [2]."), finished];
+    const texts = (seen) => seen.filter((e) => e.name === "moca.citations")
+      .map((e) => e.value.citations.map((c) => c.record.text ?? null));
+    // agent.use: the clone has no middleware, so it cites nothing (docs/typescript.md)
+    const used = new Forgetful(events).use(new CitationMiddleware());
+    assert.deepEqual(cited((await runThrough(used.clone())).seen), []);
+    const classClone = Forgetful.prototype.clone;
+    const agent = instrument(new Forgetful(events), { includeText: false });
+    const clone = agent.clone();
+    const { seen } = await runThrough(clone);
+    assert.deepEqual(cited(seen), [{ messageId: "m1", citations: [["[2]", "b.md"]] }]);
+    assert.deepEqual(texts(seen), [[null]]); // the options instrument was given
+    const twice = await runThrough(clone.clone().clone());
+    assert.deepEqual(cited(twice.seen), [{ messageId: "m1", citations: [["[2]", "b.md"]] }]);
+    assert.deepEqual(texts(twice.seen), [[null]]);
+    assert.equal(instrument(clone, { includeText: true }), clone);
+    assert.deepEqual(texts((await runThrough(clone)).seen), [[null]]); // once, its options kept
+    // on the instance, never its class: another agent's clone cites nothing
+    assert.ok(Object.hasOwn(agent, "clone"));
+    assert.equal(Forgetful.prototype.clone, classClone);
+    assert.deepEqual(cited((await runThrough(new Forgetful(events).clone())).seen), []);
+  });
+
+  test(`${version}: instrument(agent): a clone that copies the chain cites once, judged as itself`, async () => {
+    const events = [started, ...call("c1", { results: [A, B] }), ...answer("m1", "Per [2] and ", B.node.ref, "."), finished];
+    const agent = instrument(remembering(false, events));
+    const clone = agent.clone();
+    const { result, lines } = await warned(() => runThrough(clone.clone()));
+    assert.deepEqual(cited(result.seen), [{ messageId: "m1", citations: [["[2]", "b.md"]] }]);
+    assert.deepEqual(lines, []);
+    // a clone that holds a Mastra agent with memory of its own is judged by it, not by the
+    // agent it was cloned from: its default markers are left out
+    const own = Object.assign(agent.clone(), { agent: { getMemory: async () => ({}) } });
+    const judged = await warned(() => runThrough(own));
+    assert.deepEqual(cited(judged.result.seen), [{ messageId: "m1", citations: [[null, "b.md"]] }]);
+    assert.equal(fixes(judged.lines).length, 1, judged.lines.join("\n"));
+  });
+
+  test(`${version}: instrument(agent): a clone that is no agent is returned as it is, and logged`, async () => {
+    class Odd extends Scripted {
+      clone() {
+        return { copy: true };
+      }
+    }
+    const { result, lines } = await warned(() => instrument(new Odd([])).clone());
+    assert.deepEqual(result, { copy: true });
+    assert.equal(lines.length, 1);
+    assert.match(lines[0], /^moca-agui: a clone of the agent was not instrumented, so it cites nothing: instrument takes/);
+  });
+
+  test(`${version}: instrument takes an agent, and checks its options`, () => {
+    assert.throws(() => instrument({}), /instrument takes an AbstractAgent/);
+    assert.throws(() => instrument(null), /instrument takes an AbstractAgent/);
+    assert.throws(() => instrument(new Scripted([]), { readerTool: [] }), /unknown moca-agui option\(s\) readerTool/);
   });
 
   test(`${version}: one instance serves concurrent runs, each with its own sources`, async () => {

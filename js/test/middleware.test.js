@@ -5,10 +5,10 @@ import { readFileSync, readdirSync } from "node:fs";
 import { test } from "node:test";
 import * as client from "@ag-ui/client";
 import { MocaCitations } from "moca-agui";
-import { CitationMiddleware } from "moca-agui/middleware";
+import { CitationMiddleware, instrument } from "moca-agui/middleware";
 import { middlewareSuite } from "./middleware-suite.js";
 
-middlewareSuite({ client, CitationMiddleware, MocaCitations, version: "@ag-ui/client 1.x" });
+middlewareSuite({ client, CitationMiddleware, instrument, MocaCitations, version: "@ag-ui/client 1.x" });
 
 test("what a browser imports of the package names no node: module, nor process or Buffer", () => {
   // every JavaScript file the package ships (package.json "files": names, folders, *.js)

@@ -4,7 +4,7 @@ import {
   type Badge, type Citation, type MarkerItem, MocaCitations, findWrittenMarkers, locateMarkers, namedNumbers, safeUrl,
   trustBadges,
 } from "moca-agui";
-import { CitationMiddleware, DEFAULT_READER_TOOLS } from "moca-agui/middleware";
+import { CitationMiddleware, DEFAULT_READER_TOOLS, instrument } from "moca-agui/middleware";
 import { MocaMarkers, MocaSources, useMocaCitations, useMocaMarkers } from "moca-agui/react";
 import { citeMarkers, renderSources, showSources } from "moca-agui/dom";
 import { createElement, useRef } from "react";
@@ -16,6 +16,8 @@ agent.use(new CitationMiddleware({
   lookup: async (ref: string) => (ref ? null : null),
   keptThread: (input) => input.messages,
 }));
+const cited: HttpAgent = instrument(new HttpAgent({ url: "http://127.0.0.1:8000/" }), { includeText: false });
+void cited.runAgent({}, store.subscriber());
 agent.subscribe(store.subscriber());
 void agent.runAgent({}, store.subscriber());
 

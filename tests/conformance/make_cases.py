@@ -36,7 +36,6 @@ from support import compact, hostile_record, record, ref  # noqa: E402
 A, B, C, D = record("a.md"), record("b.md"), record("c.md"), record("d.md")
 A1 = {**record("a.md"), "span": {"start": 0, "end": 10}}
 A2 = {**record("a.md"), "span": {"start": 10, "end": 20}}
-NAMED = set()
 
 
 def run(*parts: Any, run_id: str = "run-1") -> list[dict[str, Any]]:
@@ -137,8 +136,6 @@ def case(
     expected: list[dict[str, Any]] | None = None,
     pending: str | None = None,
 ) -> dict[str, Any]:
-    assert name not in NAMED, name
-    NAMED.add(name)
     made: dict[str, Any] = {"name": name, "about": about}
     if pending:
         made["pending"] = pending
@@ -158,7 +155,7 @@ def case(
 
 
 def citations(message_id: str, *entries: tuple[str | None, dict[str, Any]]) -> dict[str, Any]:
-    """A moca.citations event written by hand (for a pending case)."""
+    """A moca.citations event written by hand."""
     value: dict[str, Any] = {"version": 1, "messageId": message_id}
     if entries:
         value["computedAt"] = "<time>"
@@ -357,6 +354,15 @@ def stream_rules() -> list[dict[str, Any]]:
     ]
 
 
+def forged_ref(genuine: dict[str, Any], other: dict[str, Any]) -> str:
+    """A search result of `genuine` whose node repeats its `ref` key, escaped, naming
+    `other`'s node; its URLs escape their colons (`\\u003a`), so the text has no more
+    colons than the value it reads as: a key twice, which parsers read two ways."""
+    node = json.dumps(genuine["node"])[:-1] + ', "re\\u0066": ' + json.dumps(ref(other)) + "}"
+    text = '{"results": [' + json.dumps({**genuine, "node": "@"}).replace('"@"', node) + "]}"
+    return text.replace("https:", "https\\u003a")
+
+
 def records() -> list[dict[str, Any]]:
     invalid = copy.deepcopy(B)
     del invalid["trust"]["stale"]
@@ -425,6 +431,26 @@ def records() -> list[dict[str, Any]]:
                 call("c1", '{"results": [' + json.dumps(A)[:-1] + ', "text": "other"}]}'),
                 call("c2", search(B)),
                 answer("m1", "[1] [2] and ", ref(B)),
+            ),
+        ),
+        case(
+            "a duplicate key escaped",
+            "A key repeated in an escaped spelling (`re\\u0066` is `ref`), in a text that "
+            "escapes colons (`\\u003a`), is the same key twice: the result cannot be read, "
+            "and the forged ref is never cited.",
+            run(
+                call("c1", forged_ref(A, D)),
+                call("c2", search(B)),
+                answer("m1", "[1] [2] and ", ref(B)),
+            ),
+        ),
+        case(
+            "an escaped null in a string",
+            "A string that spells `null` with an escape (`nul\\u006c`) is text like any other: "
+            "the record is read and cited.",
+            run(
+                call("c1", json.dumps(search({**A, "text": "<>"})).replace("<>", "nul\\u006c")),
+                answer("m1", "[1]"),
             ),
         ),
         case(
@@ -790,7 +816,6 @@ def code() -> list[dict[str, Any]]:
 
 
 def marker_styles() -> list[dict[str, Any]]:
-    pending = "issue 47: the marker styles (grouped, ranged, footnote, full-width)"
     source = run(call("c1", search(A, B, C)), answer("m1", "{}"))
 
     def styled(text: str) -> list[dict[str, Any]]:
@@ -803,7 +828,6 @@ def marker_styles() -> list[dict[str, Any]]:
             "grouped markers",
             "[1, 3] names 1 and 3; each citation's marker is the group's text.",
             styled("See [1, 3]."),
-            pending=pending,
             expected=[
                 *canonical_events(styled("See [1, 3].")[:-1]),
                 citations("m1", ("[1, 3]", A), ("[1, 3]", C)),
@@ -814,7 +838,6 @@ def marker_styles() -> list[dict[str, Any]]:
             "ranged markers",
             "[1-3] and [1\u20133] name 1, 2 and 3.",
             styled("See [1\u20133]."),
-            pending=pending,
             expected=[
                 *canonical_events(styled("See [1\u20133].")[:-1]),
                 citations("m1", ("[1\u20133]", A), ("[1\u20133]", B), ("[1\u20133]", C)),
@@ -826,7 +849,6 @@ def marker_styles() -> list[dict[str, Any]]:
             "[1-9] names nothing when 9 names no source (logged); "
             "in a group, [2, 9] still cites 2.",
             styled("See [1-9] and [2, 9]."),
-            pending=pending,
             expected=[
                 *canonical_events(styled("See [1-9] and [2, 9].")[:-1]),
                 citations("m1", ("[2, 9]", B)),
@@ -837,7 +859,6 @@ def marker_styles() -> list[dict[str, Any]]:
             "footnotes",
             "[^2] inline, and a footnote definition line [^1]: counts as a mention.",
             styled("See [^2].\n\n[^1]: The first source."),
-            pending=pending,
             expected=[
                 *canonical_events(styled("See [^2].\n\n[^1]: The first source.")[:-1]),
                 citations("m1", ("[^2]", B), ("[^1]", A)),
@@ -848,7 +869,6 @@ def marker_styles() -> list[dict[str, Any]]:
             "full-width markers",
             "【1】 and 【3†source】 name 1 and 3; 【3:0†source】 names nothing.",
             styled("See 【1】, 【3†source】 and 【3:0†source】."),
-            pending=pending,
             expected=[
                 *canonical_events(styled("See 【1】, 【3†source】 and 【3:0†source】.")[:-1]),
                 citations("m1", ("【1】", A), ("【3†source】", C)),
@@ -863,8 +883,9 @@ def marker_styles() -> list[dict[str, Any]]:
     ]
 
 
-def main() -> None:
-    CASES.mkdir(exist_ok=True)
+def write_cases(folder: Path) -> list[Path]:
+    """Write every group of cases to `folder`/<group>.json: the files written."""
+    folder.mkdir(exist_ok=True)
     groups = {
         "basics": basics,
         "stream": stream_rules,
@@ -875,11 +896,21 @@ def main() -> None:
         "shapes": shapes,
         "marker-styles": marker_styles,
     }
-    for name, make in groups.items():
-        path = CASES / f"{name}.json"
+    made = {name: make() for name, make in groups.items()}
+    names = [each["name"] for group in made.values() for each in group]
+    assert len(names) == len(set(names)), "a case name is used twice"
+    written = []
+    for name, group in made.items():
+        path = folder / f"{name}.json"
         path.write_text(
-            json.dumps({"cases": make()}, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+            json.dumps({"cases": group}, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
         )
+        written.append(path)
+    return written
+
+
+def main() -> None:
+    for path in write_cases(CASES):
         print(f"wrote {path.relative_to(HERE.parent.parent)}")
 
 

@@ -1,8 +1,10 @@
 // CopilotKit's runtime (@copilotkit/runtime, @ag-ui/client 0.0.59 inside) served on 127.0.0.1,
-// each of its agents with `agent.use(new CitationMiddleware())`, asked by an HttpAgent of
-// @ag-ui/client 1.x as a UI asks it: its built-in agent (the AI SDK's mock model, the demo's
-// Reader over MCP stdio through @ai-sdk/mcp), and HttpAgents to Python services with and
-// without moca-agui.
+// asked by an HttpAgent of @ag-ui/client 1.x as a UI asks it: its built-in agent (the AI
+// SDK's mock model, the demo's Reader over MCP stdio through @ai-sdk/mcp) and HttpAgents to
+// Python services with and without moca-agui, each with `agent.use(new CitationMiddleware())`;
+// and Mastra agents with memory (@ag-ui/mastra on @ag-ui/client 1.x, the Reader through
+// @mastra/mcp), with `instrument(agent)` and with `agent.use`: the runtime runs a clone of
+// each agent per request, and a MastraAgent's clone keeps no middleware of its own.
 import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import { after, before, describe, test } from "node:test";
@@ -12,17 +14,20 @@ import { createMCPClient } from "@ai-sdk/mcp";
 import { Experimental_StdioMCPTransport } from "@ai-sdk/mcp/mcp-stdio";
 import { BuiltInAgent, CopilotRuntime } from "@copilotkit/runtime/v2";
 import { createCopilotNodeListener } from "@copilotkit/runtime/v2/node";
-import { CitationMiddleware } from "moca-agui/middleware";
+import { MCPClient } from "@mastra/mcp";
+import { MocaCitations, readCitations } from "moca-agui";
+import { CitationMiddleware, instrument } from "moca-agui/middleware";
 
 import { startDemo } from "../demo.js";
+import { WITH_REFS, memoryThread, rememberingAgent } from "./memory.js";
 import { scriptedModel } from "./model.js";
-import { READER, REGISTER, SWARM, ask, assertCitedRun, assertStored, startBareDemo } from "./support.js";
+import { READER, REGISTER, SWARM, ask, assertCitedRun, assertStored, serverTools, startBareDemo } from "./support.js";
 
 process.env.COPILOTKIT_TELEMETRY_DISABLED = "true";
 
 const REGISTER_CITED = [["[1]", "hive-registration.md"], ["[2]", "hive-placement.md"]];
 
-let mcp, cited, bare, agents, server, base;
+let mcp, mastraMcp, cited, bare, agents, server, base;
 /** What the Python service with moca-agui sent the runtime: its SSE bodies. */
 const upstream = [];
 
@@ -38,6 +43,12 @@ before(async () => {
     "python-bare": new HttpAgent({ url: bare.url }),
   };
   for (const agent of Object.values(agents)) agent.use(new CitationMiddleware());
+  mastraMcp = new MCPClient({ id: "moca-agui-copilotkit-test", servers: { reader: READER } });
+  const readerTools = serverTools("reader");
+  const [memory, kept, used] = await Promise.all([0, 1, 2].map(() => rememberingAgent(mastraMcp, WITH_REFS)));
+  agents["mastra-memory"] = instrument(memory, { readerTools });
+  agents["mastra-memory-kept"] = instrument(kept, { readerTools, keptThread: memoryThread(kept) });
+  agents["mastra-memory-use"] = used.use(new CitationMiddleware({ readerTools }));
   const runtime = new CopilotRuntime({ agents });
   server = createServer(createCopilotNodeListener({ runtime, basePath: "/api/copilotkit" }));
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -47,7 +58,7 @@ before(async () => {
 after(async () => {
   server?.closeAllConnections();
   await new Promise((resolve) => (server ? server.close(resolve) : resolve()));
-  await Promise.all([mcp?.close(), cited?.stop(), bare?.stop()]);
+  await Promise.all([mcp?.close(), mastraMcp?.disconnect(), cited?.stop(), bare?.stop()]);
 });
 
 /** A UI's agent: the runtime's agent `id`, over HTTP. */
@@ -99,5 +110,66 @@ describe("CopilotKit runtime", () => {
     const [own] = runs[0].filter((event) => event.name === "moca.citations");
     const { messageId, computedAt, ...value } = got.value;
     assert.deepEqual({ ...own.value, messageId, computedAt }, { ...value, messageId, computedAt });
+  });
+});
+
+/** Each question in one thread of `client`, sending only that question, as a client of an
+ * agent that keeps the thread itself sends it: each run's events, the store, and the
+ * middleware's log lines (the runtime runs in this process). */
+async function askOnly(client, questions) {
+  const store = new MocaCitations();
+  client.subscribe(store.subscriber());
+  const runs = [];
+  const warned = [];
+  const kept = console.warn;
+  console.warn = (...args) => warned.push(args.map(String).join(" "));
+  try {
+    for (const [turn, question] of questions.entries()) {
+      client.setMessages([{ id: `user-${turn + 1}`, role: "user", content: question }]);
+      const events = [];
+      await client.runAgent({}, { onEvent: ({ event }) => void events.push(event) });
+      runs.push(events);
+    }
+  } finally {
+    console.warn = kept;
+  }
+  return { runs, store, warned: warned.filter((line) => line.startsWith("moca-agui:")) };
+}
+
+/** The store holds each run's citations on its answer. */
+function assertKept({ runs, store }) {
+  for (const events of runs) {
+    const { value } = events.find((event) => event.name === "moca.citations");
+    const { messageId, ...citations } = readCitations(value);
+    assert.deepEqual(store.get(messageId), citations);
+  }
+}
+
+describe("CopilotKit runtime serving a Mastra agent with memory, the client sending each new question only", () => {
+  test("instrument(agent): its clone cites; default markers left out, versioned refs cited", async () => {
+    const asked = await askOnly(client("mastra-memory"), [REGISTER, SWARM]);
+    // each answer wrote its markers over the memory's thread, and one versioned ref
+    assertCitedRun(asked.runs[0], [[null, "hive-placement.md"]]);
+    assertCitedRun(asked.runs[1], [[null, "swarm-collection.md"]]);
+    assertKept(asked);
+    assert.equal(asked.warned.filter((line) => line.includes("thread of its own")).length, 2,
+      asked.warned.join("\n"));
+  });
+
+  test("instrument(agent) with a keptThread reading its memory: markers cited as the model wrote them", async () => {
+    const asked = await askOnly(client("mastra-memory-kept"), [REGISTER, SWARM]);
+    assertCitedRun(asked.runs[0], [["[1]", "hive-registration.md"], ["[2]", "hive-placement.md"]]);
+    assertCitedRun(asked.runs[1], [["[3]", "swarm-collection.md"], ["[1]", "hive-registration.md"]]);
+    assertKept(asked);
+    assert.deepEqual(asked.warned, []);
+  });
+
+  test("agent.use: the runtime's clone of a MastraAgent keeps no middleware, so nothing is cited", async () => {
+    const { runs, warned } = await askOnly(client("mastra-memory-use"), [REGISTER, SWARM]);
+    for (const events of runs) {
+      assert.equal(events.filter((event) => event.type === "TEXT_MESSAGE_END").length, 1);
+      assert.deepEqual(events.filter((event) => event.type === "CUSTOM"), []);
+    }
+    assert.deepEqual(warned, []);
   });
 });

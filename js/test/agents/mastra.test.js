@@ -1,12 +1,13 @@
 // A Mastra agent through @ag-ui/mastra, the AI SDK's mock model, the demo's Reader over MCP
-// stdio (@mastra/mcp): `agent.use(new CitationMiddleware(...))` cites its answers.
+// stdio (@mastra/mcp): `instrument(agent, ...)` cites its answers, as `agent.use(new
+// CitationMiddleware(...))` does.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 
 import { MastraAgent } from "@ag-ui/mastra";
 import { Agent } from "@mastra/core/agent";
 import { MCPClient } from "@mastra/mcp";
-import { CitationMiddleware } from "moca-agui/middleware";
+import { CitationMiddleware, instrument } from "moca-agui/middleware";
 
 import { scriptedModel } from "./model.js";
 import { READER, REGISTER, SWARM, ask, assertCitedRun, assertStored, serverTools } from "./support.js";
@@ -27,7 +28,7 @@ async function mastraAgent() {
 test("Mastra: one moca.citations per answer, numbered over the thread the model read", async () => {
   const agent = await mastraAgent();
   // Mastra names an MCP server's tools `<server>_<tool>`
-  agent.use(new CitationMiddleware({ readerTools: serverTools("reader") }));
+  instrument(agent, { readerTools: serverTools("reader") });
   const asked = await ask(agent, [REGISTER, SWARM]);
   assertCitedRun(asked.runs[0], [["[1]", "hive-registration.md"], ["[2]", "hive-placement.md"]]);
   // the second search's nodes are the 3rd and 4th the model read; hive-registration its [1]

@@ -28,12 +28,12 @@ const USAGE = {
 };
 
 /** A model that calls the tool whose name ends in `moca_search` for the last question, then
- * answers it from what the thread's tool results hold. */
-export function scriptedModel() {
+ * answers it from what the thread's tool results hold, as `scripts` (default SCRIPT) say. */
+export function scriptedModel(scripts = SCRIPT) {
   return new MockLanguageModelV3({
     doStream: async ({ prompt, tools = [] }) => {
       const lastUser = prompt.findLastIndex((message) => message.role === "user");
-      const script = SCRIPT[textOf(prompt[lastUser])];
+      const script = scripts[textOf(prompt[lastUser])];
       if (!script) throw new Error(`no script for ${JSON.stringify(prompt[lastUser])}`);
       const searched = prompt.slice(lastUser + 1).some((message) => message.role === "tool");
       const parts = searched ? answer(script.answer, receivedRefs(prompt)) : searchCall(tools, script.search);

@@ -3,7 +3,7 @@
 // ../..`), so it imports this folder's @ag-ui/client and rxjs.
 import * as client from "@ag-ui/client";
 import { MocaCitations } from "moca-agui";
-import { CitationMiddleware } from "moca-agui/middleware";
+import { CitationMiddleware, instrument } from "moca-agui/middleware";
 import { middlewareSuite } from "../middleware-suite.js";
 
-middlewareSuite({ client, CitationMiddleware, MocaCitations, version: "@ag-ui/client 0.0.59" });
+middlewareSuite({ client, CitationMiddleware, instrument, MocaCitations, version: "@ag-ui/client 0.0.59" });
