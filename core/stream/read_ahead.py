@@ -88,15 +88,11 @@ class ReadAhead:
         if self.may_name(head):  # a marker, or a versioned ref
             self._run.ahead.mentioned(head)
 
-    def ends_in_marker(self, text: str) -> bool:
-        """Whether `text` ends in a marker not closed yet (opened in its last `LONGEST`
-        characters)."""
-        start = max(0, len(text) - LONGEST)
-        for opener, closer in self._pairs:
-            at = text.rfind(opener, start)
-            if at != -1 and text.find(closer, at) == -1:
-                return True
-        return False
+    def in_word(self, text: str) -> bool:
+        """Whether the last word of `text` (from its last space outside a marker) may name
+        a source: the space that ends it must be read as soon as it comes."""
+        space = max(text.rfind(" "), text.rfind("\n"))
+        return self.may_name(text[self._open_marker(text, space) :] if space >= 0 else text)
 
     def _open_marker(self, window: str, space: int) -> int:
         """Where the marker open at `space` starts (at most `LONGEST` characters before
@@ -163,11 +159,9 @@ class AnswerReader:
             unread += parts[self._read_to :]
             self._read_to = len(parts)  # before reading: the read may settle `parts`
         if unread:
-            last = unread[-1]
             text = "".join(unread)
             unread.clear()
             self._tail = (self._tail + text)[-LONGEST:]
             ahead = self._ahead
             ahead.read(self._message_id, text)
-            ended = " " in last or "\n" in last
-            self.watch = ahead.cold if ended and not ahead.ends_in_marker(self._tail) else ahead.hot
+            self.watch = ahead.hot if ahead.in_word(self._tail) else ahead.cold
