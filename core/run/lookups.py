@@ -6,9 +6,11 @@ import asyncio
 import contextvars
 import inspect
 import logging
-from collections.abc import Awaitable, Callable, Coroutine, Iterable
+import types
+import weakref
+from collections.abc import Awaitable, Callable, Coroutine, Generator, Iterable
 from datetime import UTC, datetime
-from typing import Any, TypeGuard
+from typing import Any, TypeGuard, TypeVar
 
 from ..options import CitationOptions, Lookup
 from ..records.entry import entry_of
@@ -19,6 +21,8 @@ from .checks import Checks, Found
 __all__ = ["Lookups", "reader_lookup"]
 
 logger = logging.getLogger("moca_agui")
+
+_T = TypeVar("_T")
 
 
 def reader_lookup(call: Callable[[str], object]) -> Lookup:
@@ -92,9 +96,9 @@ class Lookups:
     """
 
     __slots__ = (
+        "__weakref__",
         "_async_lookup",
         "_checks",
-        "_concurrency",
         "_deadline",
         "_found",
         "_lookup",
@@ -121,9 +125,10 @@ class Lookups:
         self._tasks: dict[str, asyncio.Task[None]] = {}  # ref -> its lookup, once started
         self._warned: set[str] = set()  # refs left out for want of a lookup, said once
         self._told: set[str] = set()  # the bounds whose excess was logged (once a run)
-        #: Made with the first lookup (in the event loop): the free places, the deadline.
+        #: Made with the first lookup (in the event loop): the free places, and the run's
+        #: deadline (when it passes, one timer ends every lookup still running).
         self._slots: asyncio.Semaphore | None = None
-        self._deadline = 0.0
+        self._deadline: asyncio.TimerHandle | None = None
 
     @property
     def configured(self) -> bool:
@@ -158,7 +163,11 @@ class Lookups:
             if self._slots is None:
                 self._slots = asyncio.Semaphore(self._options.lookup_concurrency)
                 loop = asyncio.get_running_loop()
-                self._deadline = loop.time() + self._options.lookup_deadline
+                deadline = self._options.lookup_deadline
+                self._deadline = loop.call_later(deadline, _expire, weakref.ref(self))
+            elif self._deadline is None:  # it passed: what was still running is left out
+                self._past_deadline(ref)
+                continue
             self._tasks[ref] = asyncio.create_task(self._look_up(lookup, ref, self._slots))
 
     async def look_up(self, refs: Iterable[str]) -> None:
@@ -172,8 +181,29 @@ class Lookups:
 
     def cancel(self) -> None:
         """End every lookup still running (the run ended, failed or lost its client)."""
+        if self._deadline is not None:
+            self._deadline.cancel()
         for task in self._tasks.values():
             task.cancel()
+
+    def _expired(self) -> None:
+        """The run's `lookup_deadline` passed: every lookup still running or waiting for a
+        place ends, its source left out, and none starts any more."""
+        self._deadline = None
+        running = [(ref, task) for ref, task in self._tasks.items() if not task.done()]
+        if running:
+            self._past_deadline(running[0][0])
+        for _, task in running:
+            task.cancel()
+
+    def _past_deadline(self, ref: str) -> None:
+        self._tell(
+            "lookup_deadline",
+            "moca_agui: left out %s and every source still being looked up "
+            "lookup_deadline=%s seconds after this run's first lookup",
+            ref,
+            self._options.lookup_deadline,
+        )
 
     def left_out(self, ref: str, tool: str) -> None:
         """Say once why a node named only by a compact result is left out: no `lookup`."""
@@ -207,19 +237,8 @@ class Lookups:
             logger.warning(message, *args)
 
     async def _look_up(self, lookup: Lookup, ref: str, slots: asyncio.Semaphore) -> None:
-        try:
-            async with asyncio.timeout_at(self._deadline):
-                await slots.acquire()  # `_call` gives the place back once its call ends
-                answer = await self._call(lookup, ref, slots.release)
-        except TimeoutError:  # the run's deadline: `_call` ends in its own time
-            self._tell(
-                "lookup_deadline",
-                "moca_agui: left out %s and every source still being looked up "
-                "lookup_deadline=%s seconds after this run's first lookup",
-                ref,
-                self._options.lookup_deadline,
-            )
-            return
+        await slots.acquire()  # `_call` gives the place back once its call ends
+        answer = await self._call(lookup, ref, slots.release)
         if answer is None:
             return
         try:
@@ -242,22 +261,66 @@ class Lookups:
         if isinstance(lookup, _BlockingLookup):
             lookup = lookup.blocking
         try:
-            async with asyncio.timeout(self._timeout):
-                if self._async_lookup is not None:
-                    try:
-                        answer = await self._async_lookup(ref)
-                    finally:
-                        done()
-                else:  # a blocking lookup must not stall the event loop
+            if self._async_lookup is not None:
+                try:
+                    answer = await self._in_time(self._async_lookup(ref))
+                finally:
+                    done()
+            else:  # a blocking lookup must not stall the event loop
+                async with asyncio.timeout(self._timeout):
                     answer = await asyncio.shield(_in_thread(lookup, ref, done))
-                if inspect.isawaitable(answer):
-                    answer = await answer
+            if inspect.isawaitable(answer):
+                answer = await self._in_time(answer)
         except Exception:  # TimeoutError included
             logger.warning("moca_agui: left out %s: lookup failed", ref, exc_info=True)
             return None
         if answer is None:
             logger.info("moca_agui: left out %s: lookup found no record", ref)
         return answer
+
+    async def _in_time(self, answer: Awaitable[_T]) -> _T:
+        """What `answer` gives, within `lookup_timeout`: a coroutine that returns without
+        waiting (a lookup answering from memory) needs no timer, so its first step runs
+        before one is set."""
+        if not isinstance(answer, Coroutine):
+            async with asyncio.timeout(self._timeout):
+                return await answer
+        try:
+            waiting = answer.send(None)
+        except StopIteration as returned:
+            result: _T = returned.value
+            return result
+        async with asyncio.timeout(self._timeout):
+            return await _resumed(answer, waiting)
+
+
+@types.coroutine
+def _resumed(coroutine: Coroutine[Any, Any, _T], waiting: object) -> Generator[Any, Any, _T]:
+    """The rest of `coroutine`, whose first step yielded `waiting` (what it waits for) to
+    the task running it: each step of the task goes on to it, a cancellation too."""
+    while True:
+        try:
+            sent = yield waiting
+        except BaseException as thrown:  # the task's (a cancellation): handed on
+            try:
+                waiting = coroutine.throw(thrown)
+            except StopIteration as returned:
+                result: _T = returned.value
+                return result
+        else:
+            try:
+                waiting = coroutine.send(sent)
+            except StopIteration as returned:
+                result = returned.value
+                return result
+
+
+def _expire(lookups: weakref.ref[Lookups]) -> None:
+    """The run's `lookup_deadline` passed (`Lookups._expired`), if its lookups are still
+    there: the timer keeps no run alive."""
+    alive = lookups()
+    if alive is not None:
+        alive._expired()
 
 
 def _in_thread(lookup: Lookup, ref: str, done: Callable[[], None]) -> asyncio.Future[Any]:

@@ -61,7 +61,7 @@ class CitationStream:
     Never raises into the stream: a failure turns citations off for the run, logged.
     """
 
-    __slots__ = ("_citing", "_parts", "_parts_of", "_where")
+    __slots__ = ("_citing", "_parts", "_parts_of", "_reader", "_where")
 
     def __init__(
         self,
@@ -73,7 +73,7 @@ class CitationStream:
     ) -> None:
         self._citing = Citing(run, snapshot_text=snapshot_text, question_id=question_id)
         self._where = where
-        self._parts_of, self._parts = self._citing.delta_path()
+        self._parts_of, self._parts, self._reader = self._citing.delta_path()
 
     @property
     def run(self) -> CitationRun:
@@ -101,10 +101,13 @@ class CitationStream:
             or (type(message_id) is str and message_id == self._parts_of)
         ):
             self._parts.append(delta)
+            reader = self._reader  # an answer read as it streams: most deltas it need not read
+            if reader is not None and reader.watch(delta) is not None:
+                reader.read()
             return event
         citing = self._citing
         due = citing.feed(event)
-        self._parts_of, self._parts = citing.delta_path()
+        self._parts_of, self._parts, self._reader = citing.delta_path()
         if due or citing.carries_sources:
             return self._waited(event, due)
         return event

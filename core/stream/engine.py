@@ -16,7 +16,7 @@ from ag_ui.core import BaseEvent, RawEvent, TextMessageContentEvent
 from ..run import CitationRun
 from .follow import Follower, StreamSink
 from .metadata import with_citations
-from .read_ahead import Parts, ReadAhead
+from .read_ahead import AnswerReader, ReadAhead
 from .snapshots import Snapshots
 
 __all__ = ["Citing"]
@@ -54,11 +54,11 @@ class Citing(StreamSink):
         "_due",
         "_follower",
         "_open",
-        "_parts",
         "_parts_of",
         "_pending",
         "_pending_of",
         "_read_ahead",
+        "_reader",
         "_sent",
         "_snapshots",
         "_started",
@@ -95,7 +95,7 @@ class Citing(StreamSink):
 
     def _no_delta_path(self) -> None:
         self._parts_of: object = _NO_MESSAGE
-        self._parts: Parts = []
+        self._reader: AnswerReader | None = None  # the reader of the deltas on that path
 
     def feed(self, event: object) -> bool:
         """Take in the stream's next event; True when the run's citation events are due
@@ -113,8 +113,8 @@ class Citing(StreamSink):
                 return due
             if type(message_id) is str:  # the next deltas most likely go to its message
                 self._parts_of = self._pending_of = message_id
-                parts = self._pending
-                self._parts = self._read_ahead.reader(message_id, parts) if self._ahead else parts
+                if self._ahead:
+                    self._reader = self._read_ahead.reader(message_id, self._pending)
         return due
 
     def reads(self, kind: str) -> bool:
@@ -125,20 +125,22 @@ class Citing(StreamSink):
     def _settle(self) -> None:
         """Hand the run the text deltas appended on the fast path, joined once."""
         if self._pending:
+            if self._reader is not None:
+                self._reader.settled()
             text = "".join(self._pending)
             self._pending.clear()
             self.run.add_text(self._pending_of, text)
 
-    def delta_path(self) -> tuple[object, Parts]:
+    def delta_path(self) -> tuple[object, list[str], AnswerReader | None]:
         """Where the stream's next TEXT_MESSAGE_CONTENT deltas may go without `feed`: the
-        message id they must name, and the list to append each `str` delta to (handed to
-        the run, joined, when the next event is fed). Most of a stream is its deltas, and
-        they mostly share one message id object: appending them saves a call per delta.
-        The id is no message's while every delta must be fed (no message open, a chunked
-        message, the layer off); ask again after each `feed`. An answer read as it streams
-        appends to its reader (`AnswerReader`), which hands on only the deltas that may name
-        a source."""
-        return self._parts_of, self._parts
+        message id they must name, the list to append each `str` delta to (handed to the
+        run, joined, when the next event is fed), and the reader of an answer read as it
+        streams (call its `read()` after appending a delta its `watch` matches). Most of
+        a stream is its deltas, and they mostly share one message id object: appending
+        them saves a call per delta. The id is no message's while every delta must be fed
+        (no message open, a chunked message, the layer off); ask again after each
+        `feed`."""
+        return self._parts_of, self._pending, self._reader
 
     def _observe(self, event: object) -> bool:
         self._no_delta_path()

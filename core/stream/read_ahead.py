@@ -3,24 +3,22 @@ looked up while the model writes the rest (`CitationRun.ahead`)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
-from typing import Protocol
 
 from ..markers.style import LONGEST
 from ..run import CitationRun
 from .prose import Prose
 
-__all__ = ["AnswerReader", "Parts", "ReadAhead"]
+__all__ = ["AnswerReader", "ReadAhead"]
 
 #: How much of an answer's last word is kept to read with its next delta: longer than
 #: any marker or ref (a longer word cannot be one).
 _CARRY = 1024
 
-
-class Parts(Protocol):
-    """Where an answer's text deltas are appended on the fast path (`Citing.delta_path`)."""
-
-    def append(self, delta: str, /) -> None: ...
+#: What says whether a delta must be read ahead now: a compiled pattern's `search`, one
+#: call in C for each delta appended on the fast path.
+Watch = Callable[[str], object]
 
 
 class ReadAhead:
@@ -38,6 +36,8 @@ class ReadAhead:
         "_run",
         "_settle",
         "_starts",
+        "cold",
+        "hot",
     )
 
     def __init__(self, run: CitationRun, settle: Callable[[], None]) -> None:
@@ -49,12 +49,17 @@ class ReadAhead:
         self._openers = "".join(dict.fromkeys(style.opener for style in styles))
         self._starts = (*self._openers, "#")
         self._pairs = tuple(dict.fromkeys((style.opener, style.closer) for style in styles))
+        #: The watch of an answer whose text read so far ends in no open word: a delta
+        #: that may name a source; and of one whose last word may be a marker or a ref
+        #: still being written: that, or a delta that may end the word.
+        self.cold: Watch = re.compile(f"[{re.escape(''.join(self._starts))}]").search
+        self.hot: Watch = re.compile(f"[{re.escape(''.join(self._starts))} \n]").search
         self._carry: dict[str, str] = {}  # message id -> its text since its last space
         self._prose: dict[str, Prose] = {}  # message id -> its text read as it streams
         self._readers: dict[str, AnswerReader] = {}  # message id -> its deltas not read yet
 
     def reader(self, message_id: str, parts: list[str]) -> AnswerReader:
-        """The reader of `message_id`'s deltas, which appends them to `parts`."""
+        """The reader of `message_id`'s deltas, those appended to `parts` included."""
         reader = self._readers.get(message_id)
         if reader is None:
             reader = self._readers[message_id] = AnswerReader(self, message_id, parts)
@@ -62,7 +67,7 @@ class ReadAhead:
 
     def may_name(self, text: str) -> bool:
         """Whether `text` may hold (the start of) a marker or a versioned ref."""
-        return any(start in text for start in self._starts)
+        return self.cold(text) is not None
 
     def read(self, message_id: str, delta: str) -> None:
         """Hand the run each stretch of an answer that ends at a space outside a marker."""
@@ -83,15 +88,11 @@ class ReadAhead:
         if self.may_name(head):  # a marker, or a versioned ref
             self._run.ahead.mentioned(head)
 
-    def ends_in_marker(self, text: str) -> bool:
-        """Whether `text` ends in a marker not closed yet (opened in its last `LONGEST`
-        characters)."""
-        start = max(0, len(text) - LONGEST)
-        for opener, closer in self._pairs:
-            at = text.rfind(opener, start)
-            if at != -1 and text.find(closer, at) == -1:
-                return True
-        return False
+    def in_word(self, text: str) -> bool:
+        """Whether the last word of `text` (from its last space outside a marker) may name
+        a source: the space that ends it must be read as soon as it comes."""
+        space = max(text.rfind(" "), text.rfind("\n"))
+        return self.may_name(text[self._open_marker(text, space) :] if space >= 0 else text)
 
     def _open_marker(self, window: str, space: int) -> int:
         """Where the marker open at `space` starts (at most `LONGEST` characters before
@@ -117,38 +118,50 @@ class ReadAhead:
 
 
 class AnswerReader:
-    """An answer's text parts while it is read as it streams: each delta is appended to
-    the message, and handed to the look-ahead (`ReadAhead.read`) with those before it
-    only once it may name a source (it holds a marker's opener or `#`), then with each
-    next one until one holds a space outside a marker (the look-ahead hands on text up to
-    such a space). Most deltas cost an append; the answer is still read once, in order."""
+    """An answer's deltas while it is read as it streams. The stream engine appends most
+    of them to `parts` (its list of the message's deltas not yet the run's), unread, and
+    calls `read` only for one its `watch` matches: one that may name a source (it holds a
+    marker's opener or `#`), or, while the last word read may be a marker still being
+    written, one that may end that word (a space). `read` hands the look-ahead
+    (`ReadAhead.read`) every delta not read yet, in order. Most deltas cost an append and
+    one call in C; the answer is still read once, in order."""
 
-    __slots__ = ("_ahead", "_hot", "_message_id", "_parts", "_pending", "_tail")
+    __slots__ = ("_ahead", "_message_id", "_parts", "_read_to", "_tail", "_unread", "watch")
 
     def __init__(self, ahead: ReadAhead, message_id: str, parts: list[str]) -> None:
         self._ahead = ahead
         self._message_id = message_id
         self._parts = parts
-        self._pending: list[str] = []  # deltas appended and not yet read ahead
-        self._hot = False  # a delta that may name a source is read; its word is not ended
+        self._read_to = 0  # how many of `parts` were read (or moved to `_unread`)
+        self._unread: list[str] = []  # deltas not read yet, no longer in `parts`
         self._tail = ""  # the end of the text read, as long as a marker may be
-
-    def append(self, delta: str, /) -> None:
-        self._parts.append(delta)
-        self.take(delta)
+        #: Which delta appended to `parts` must be read now (`read`).
+        self.watch = ahead.cold
 
     def take(self, delta: str) -> None:
-        """A delta appended to the message's text (by `append`, or by the run)."""
-        self._pending.append(delta)
-        if self._hot or self._ahead.may_name(delta):
+        """A delta added to the message's text by the run, not appended to `parts`."""
+        self._unread.append(delta)
+        if self.watch(delta) is not None:
             self.read()
-            ended = " " in delta or "\n" in delta
-            self._hot = not ended or self._ahead.ends_in_marker(self._tail)
+
+    def settled(self) -> None:
+        """`parts` is about to be emptied (handed to the run): keep what was not read."""
+        parts = self._parts
+        if self._read_to < len(parts):
+            self._unread += parts[self._read_to :]
+        self._read_to = 0
 
     def read(self) -> None:
         """Hand the look-ahead every delta not read yet."""
-        if self._pending:
-            text = "".join(self._pending)
-            self._pending.clear()
+        parts = self._parts
+        unread = self._unread
+        if self._read_to < len(parts):
+            unread += parts[self._read_to :]
+            self._read_to = len(parts)  # before reading: the read may settle `parts`
+        if unread:
+            text = "".join(unread)
+            unread.clear()
             self._tail = (self._tail + text)[-LONGEST:]
-            self._ahead.read(self._message_id, text)
+            ahead = self._ahead
+            ahead.read(self._message_id, text)
+            self.watch = ahead.hot if ahead.in_word(self._tail) else ahead.cold

@@ -11,9 +11,12 @@ from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
 from ag_ui.core import BaseEvent, TextMessageContentEvent, TextMessageEndEvent
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import moca_agui
-from streams import message, run, run_error, tool_call
+from moca_agui.records.references import find_markers, find_refs
+from streams import message, recording_lookup, run, run_error, slowly, tool_call
 from support import citation_events, collect, compact, other_tasks, record, ref, settled
 
 A, B = record("a.md"), record("b.md")
@@ -178,3 +181,58 @@ async def test_a_slow_lookup_holds_back_no_later_messages_event():
             released.set()  # the second event came: the first lookup may end
     assert [v["messageId"] for v in values] == ["m2", "m1"]
     assert [c["record"] for v in values for c in v["citations"]] == [B, A]
+
+
+C = record("c.md")
+#: Words of an answer naming three compact results, by marker in each style the look-ahead
+#: must read whole however the deltas split it (a grouped marker holds a space), and by ref.
+_WORDS = st.sampled_from(
+    ["Per", "the", "[1]", "[2],", "[3].", "[1, 2]", "[2, 3]", "[1-3]", "\n", f"see {ref(C)}"]
+)
+
+
+@given(st.lists(_WORDS, min_size=1, max_size=12), st.sets(st.integers(1, 200), max_size=30))
+@settings(max_examples=200, deadline=None)
+def test_however_deltas_split_an_answer_each_source_is_looked_up_once_while_it_streams(
+    words: list[str], cuts: set[int]
+) -> None:
+    """Each source the answer names is looked up once, as soon as a space follows its
+    marker or ref, before the answer ends, in the order the answer first names them: the
+    look-ahead reads a delta only when it may hold a marker or end one, however deltas of
+    a model's size (here at most 40 characters) split the answer (a marker or a ref cut
+    in pieces, a space inside `[1, 2]`)."""
+    text = " ".join(words) + " Done."
+    at = sorted({cut for cut in cuts if cut < len(text)} | set(range(40, len(text), 40)))
+    deltas = [text[start:end] for start, end in zip([0, *at], [*at, len(text)], strict=True)]
+    found = [A, B, C]
+    search = tool_call("c1", "moca_search", {"query": "q", "results": list(map(compact, found))})
+    markers = {f"[{n}]": ref(rec) for n, rec in enumerate(found, start=1)}
+    mentions = sorted([*find_markers(text, markers), *find_refs(text, {ref(C)})])
+    named = list(dict.fromkeys(mention.ref for mention in mentions))
+    ended: list[bool] = []
+    calls: list[tuple[str, bool]] = []
+    lookup = recording_lookup(found, calls, ended)
+    events = run(search, message("m1", *deltas))
+    stream = asyncio.run(collect(moca_agui.cite(slowly(events, ended), lookup=lookup)))
+    [value] = citation_events(stream)
+    assert calls == [(node_ref, False) for node_ref in named]
+    assert [ref(c["record"]) for c in value["citations"]] == named
+
+
+async def test_a_lookup_runs_in_one_task_of_its_own_from_its_first_step_to_its_last():
+    """What a lookup enters in its first step (an MCP client's cancel scope, bound to the
+    task it is entered in) it leaves in the same task, which is not the stream's."""
+    said = {"end": False}
+    tasks: list[asyncio.Task[Any] | None] = []
+
+    async def lookup(node_ref: str) -> dict[str, Any] | None:
+        tasks.append(asyncio.current_task())
+        await asyncio.sleep(0)
+        tasks.append(asyncio.current_task())
+        return A if node_ref == ref(A) else None
+
+    events = run(SEARCH, answer("Per", "[1]", "and", "more."))
+    [value] = citation_events(await collect(moca_agui.cite(streamed(events, said), lookup=lookup)))
+    assert value["citations"] == [{"marker": "[1]", "record": A}]
+    assert len(tasks) == 2
+    assert tasks[0] is tasks[1] is not asyncio.current_task()

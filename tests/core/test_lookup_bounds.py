@@ -105,6 +105,26 @@ async def test_what_the_deadline_passes_is_left_out_and_said_once(caplog):
     assert not [r for r in caplog.records if "lookup failed" in r.getMessage()]
 
 
+async def test_a_source_first_named_past_the_deadline_is_never_asked_for(caplog):
+    """Past the run's deadline no lookup starts: the Reader is not asked, said once."""
+    caplog.set_level(logging.WARNING, "moca_agui")
+    reader = Reader()
+    first, second = message("m1", "See [1]. "), message("m2", "And [2]. ")
+
+    async def agent() -> Any:
+        for event in run(SEARCH, first, second):
+            if event.type == "TEXT_MESSAGE_START" and event.message_id == "m2":
+                await asyncio.sleep(0.3)  # the deadline passes between the two answers
+            yield event
+            await asyncio.sleep(0)
+
+    stream = await collect(moca_agui.cite(agent(), lookup=reader, lookup_deadline=0.1))
+    assert reader.asked == [ref(RECORDS[0])]
+    assert [[c["marker"] for c in v["citations"]] for v in citation_events(stream)] == [["[1]"], []]
+    [line] = bound_lines(caplog, "lookup_deadline")
+    assert ref(RECORDS[1]) in line
+
+
 class BlockingReader:
     """A blocking `lookup` that never answers until `release()`: each call holds a thread,
     counted while it runs."""
