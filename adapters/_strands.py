@@ -10,9 +10,9 @@ Per run, `CitingStrandsAgent.run` makes a `StrandsRun`, registers it in the citi
 `RunRegistry` under a key of its own, hands the Strands agent only that key in the run's
 `invocation_state`, and passes the parent's AG-UI events through `moca_agui.cite`.
 `ReaderResults` (one per citing agent, holding its registry) takes each tool's own result
-from Strands' `AfterToolCallEvent`: the content blocks the model is sent next, before ag-ui-strands
-turns them into the TOOL_CALL_RESULT string (it keeps only the last text block, and
-re-reads text that is not JSON with its quotes swapped). Each result is captured with its
+from Strands' `AfterToolCallEvent`: the content blocks the model is sent next, before
+ag-ui-strands turns them into the TOOL_CALL_RESULT string (it keeps only the last text
+block, and re-reads text that is not JSON with its quotes swapped). Each result is captured with its
 `toolUseId`, so markers follow the order the model issued its calls, not the order
 Strands' concurrent executor finished them. The hook finds the run by the key in the
 invocation's state: it holds no run, and a run its stream dropped (ended, cancelled) is
