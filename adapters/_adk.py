@@ -22,15 +22,15 @@ plugin on the run's `Runner` (`_ADKRunPlugin`):
 
 `ADKAgent` makes a new `Runner` per run in its background task (`_create_runner`), which
 the run's stream starts in its `running()` (`asyncio.create_task` copies the run context):
-there the run is `CitationRun.current()`. Each run has its own `ADKRun` and plugin.
+there the run is `CitationRun.current()`, the one link from the run to its Runner (why
+not a run registry: see `_create_runner`). Each run has its own `ADKRun` and plugin. The
+thread reading is `_adk_thread`'s.
 """
 
 from __future__ import annotations
 
-import json
 import logging
-import re
-from collections.abc import AsyncIterator, Iterable, Iterator
+from collections.abc import AsyncIterator, Iterable
 from typing import Any, TypeVar, cast
 
 from ag_ui.core import BaseEvent, RunAgentInput
@@ -43,16 +43,9 @@ from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.tool_context import ToolContext
 
 from moca_agui import CitationOptions
-from moca_agui.adapter import (
-    CitationRun,
-    CitationStream,
-    ThreadMessage,
-    calls_message,
-    cited,
-    citing_variant,
-    options_of,
-    result_message,
-)
+from moca_agui.adapter import CitationRun, CitationStream, cited, citing_variant, options_of
+
+from ._adk_thread import model_thread, unwrapped
 
 __all__ = ["ADKRun", "CitingADKAgent", "citing"]
 
@@ -61,9 +54,6 @@ logger = logging.getLogger("moca_agui")
 T = TypeVar("T")
 
 _PLUGIN_NAME = "moca_agui"
-
-#: How a function's text wrapped as `{"result": text}` starts.
-_WRAPPED = re.compile(r'\s*\{\s*"result"\s*:')
 
 
 class ADKRun(CitationRun):
@@ -78,7 +68,7 @@ class ADKRun(CitationRun):
 
     def read_session(self, context: InvocationContext) -> None:
         """Read the thread the model reads, once, before the run's first result."""
-        self.read_history(self._sent, kept=_model_thread(context), only_answers=True)
+        self.read_history(self._sent, kept=model_thread(context), only_answers=True)
 
     def saw_event(self, event: Event) -> None:
         """An ADK event of this run: its id, and the model's calls in the order it made them."""
@@ -152,16 +142,18 @@ class CitingADKAgent(ADKAgent):  # type: ignore[misc]
         text streamed with: those get their own event under the snapshot's id.
         """
         # The thread is read once the session is (`before_run_callback`).
-        run = ADKRun(options_of(self), _unwrapped(input.messages or ()))
+        run = ADKRun(options_of(self), unwrapped(input.messages or ()))
         stream = CitationStream(run, snapshot_text=run.event_ids.__contains__)
         return cited(super().run(input), stream)
 
     def _create_runner(self, adk_agent: Any, user_id: str, app_name: str) -> Runner:
         runner = cast(Runner, super()._create_runner(adk_agent, user_id, app_name))
-        # No registry: ag-ui-adk hands this method no run id, and ADK's invocation id is
-        # made later and is no run's own (a run that resumes a call takes the call's, or
-        # the client's run id). The run's background task runs in the engine's run
-        # context, which holds the run; from here the run's own Runner carries it.
+        # The run context, not a registry: nothing ag-ui-adk carries from `run` to here is
+        # one run's own. Its run id is the client's (runs in flight may share it: keyed by
+        # it, both would go uncited), its `input` may be a copy, and ADK's invocation id is
+        # made after this Runner and shared by a run that resumes a call. The run's
+        # background task runs in the engine's run context (`asyncio.create_task` copies
+        # it), where the run is; from here the run's own Runner carries it.
         run = CitationRun.current()
         if isinstance(run, ADKRun):
             try:
@@ -176,75 +168,3 @@ class CitingADKAgent(ADKAgent):  # type: ignore[misc]
 def citing(target: T, options: CitationOptions) -> T:
     """A citing copy of an `ADKAgent` subclass or instance, with `options`."""
     return citing_variant(target, CitingADKAgent, options)
-
-
-def _model_thread(context: InvocationContext) -> Iterator[ThreadMessage]:
-    """The session's earlier turns the model reads (`_session_thread`): all of them, or
-    none where the run's agents read only the current turn (`include_contents="none"`).
-    Where some of them do and others do not, the thread is not known: it raises when read
-    (the run leaves its markers out)."""
-    reads = {agent.include_contents for agent in _agents(context.agent)}
-    if reads == {"none"}:
-        return
-    if "none" in reads:
-        raise ValueError("some of the run's agents read the session, others only this turn")
-    yield from _session_thread(context.session.events)
-
-
-def _agents(agent: Any) -> Iterator[Any]:
-    """The agents of a tree that build a model's contents (those with `include_contents`)."""
-    if hasattr(agent, "include_contents"):
-        yield agent
-    for sub_agent in getattr(agent, "sub_agents", None) or ():
-        yield from _agents(sub_agent)
-
-
-def _session_thread(events: Iterable[Event]) -> Iterator[ThreadMessage]:
-    """The session's function calls and responses as thread messages, in its order."""
-    for event in events:
-        if event.partial:
-            continue
-        calls = [(call.id, call.name) for call in event.get_function_calls()]
-        if calls:
-            yield calls_message(calls, event.id)
-        for response in event.get_function_responses():
-            yield result_message(response.id, _response_value(response.response))
-
-
-def _response_value(response: object) -> object:
-    """What a tool returned, from its ADK function response: ADK wraps a value that is
-    not a dict as `{"result": value}` (a numbered view's text, say), and so does
-    ag-ui-adk writing the client's earlier turns into a new session."""
-    if isinstance(response, dict) and response.keys() == {"result"}:
-        value = response["result"]
-        if not isinstance(value, dict):
-            return value
-    return response
-
-
-def _unwrapped_text(text: str) -> str:
-    """A tool message's text as the tool returned it: ag-ui-adk sends a function's text
-    as `{"result": text}` (ADK's function response), so a numbered view's markers sit one
-    JSON text deeper."""
-    if not _WRAPPED.match(text):  # no need to parse it
-        return text
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return text
-    if isinstance(value, dict) and value.keys() == {"result"} and isinstance(value["result"], str):
-        return str(value["result"])
-    return text
-
-
-def _unwrapped(messages: Any) -> list[object]:
-    """The client's thread with each tool result as the tool returned it (`_unwrapped_text`)."""
-    thread: list[object] = []
-    for message in messages:
-        content = getattr(message, "content", None)
-        if getattr(message, "role", None) == "tool" and isinstance(content, str):
-            result = _unwrapped_text(content)
-            if result is not content:
-                message = message.model_copy(update={"content": result})
-        thread.append(message)
-    return thread

@@ -6,15 +6,17 @@
 hooks that `config.thread_agent_kwargs` returns replace them, so it goes first there too).
 The copy shares the original's per-thread agents, so conversations carry on.
 
-Per run, `CitingStrandsAgent.run` makes a `CitationRun`, hands it to the Strands agent in
-the run's `invocation_state`, and passes the parent's AG-UI events through
-`moca_agui.cite`. `ReaderResults` takes each tool's own result from Strands'
-`AfterToolCallEvent`: the content blocks the model is sent next, before ag-ui-strands
-turns them into the TOOL_CALL_RESULT string (it keeps only the last text block, and
-re-reads text that is not JSON with its quotes swapped). Each result is captured with its
+Per run, `CitingStrandsAgent.run` makes a `StrandsRun`, registers it in the citing agent's
+`RunRegistry` under a key of its own, hands the Strands agent only that key in the run's
+`invocation_state`, and passes the parent's AG-UI events through `moca_agui.cite`.
+`ReaderResults` (one per citing agent, holding its registry) takes each tool's own result
+from Strands' `AfterToolCallEvent`: the content blocks the model is sent next, before
+ag-ui-strands turns them into the TOOL_CALL_RESULT string (it keeps only the last text
+block, and re-reads text that is not JSON with its quotes swapped). Each result is captured with its
 `toolUseId`, so markers follow the order the model issued its calls, not the order
-Strands' concurrent executor finished them. Only the run's own state carries anything
-between the two: the hook holds nothing.
+Strands' concurrent executor finished them. The hook finds the run by the key in the
+invocation's state: it holds no run, and a run its stream dropped (ended, cancelled) is
+found no more.
 
 The thread the model reads is the per-thread agent's messages: ag-ui-strands replays the
 client's messages into them (`replay_history_into_strands`, the default: a trimmed or
@@ -32,6 +34,7 @@ import dataclasses
 import functools
 import itertools
 import logging
+import uuid
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Mapping
 from typing import Any, TypeVar
 
@@ -42,6 +45,7 @@ from strands.hooks import AfterToolCallEvent, BeforeInvocationEvent, HookProvide
 from moca_agui import CitationOptions, cite
 from moca_agui.adapter import (
     CitationRun,
+    RunRegistry,
     ThreadMessage,
     calls_message,
     citing_copy,
@@ -50,20 +54,30 @@ from moca_agui.adapter import (
     result_message,
 )
 
-__all__ = ["RUN_KEY", "CitingStrandsAgent", "ReaderResults", "citing"]
+__all__ = ["RUN_KEY", "CitingStrandsAgent", "ReaderResults", "StrandsRun", "citing"]
 
 logger = logging.getLogger("moca_agui")
 
 A = TypeVar("A")
 
-# No registry: Strands' hooks and tools get no invocation or run id, only the invocation's
-# `invocation_state`, the request-scoped mapping the caller hands it (a new one per run,
-# dropped with the invocation). The run rides there: a key in a registry would ride there
-# too, and a numbered tool, which no citing agent holds, could not reach the registry.
-#: Where a run's `CitationRun` rides in the Strands `invocation_state`.
+# Strands hands its hooks no invocation or run id, only the invocation's `invocation_state`
+# (a new one per run, dropped with the invocation), and ag-ui-strands' run id is the
+# client's, which runs in flight may share: each run gets a key of its own, the one thing
+# of it that rides there.
+#: Where a run's key in the citing agent's `RunRegistry` rides in the `invocation_state`.
 RUN_KEY = "moca_agui.run"
-#: Where the client's messages ride in it, for the hook that reads the thread.
-_SENT_KEY = "moca_agui.sent"
+
+
+class StrandsRun(CitationRun):
+    """A `CitationRun` fed by Strands hooks: each tool's own result, the thread it reads."""
+
+    def __init__(self, options: CitationOptions, sent: Iterable[object]) -> None:
+        super().__init__(options, reads_tool_call_results=False)  # the hook reads them
+        self._sent = list(sent)  # the client's thread
+
+    def read_thread(self, kept: Iterable[ThreadMessage]) -> None:
+        """Read the thread the model reads, once, before the run's first result."""
+        self.read_history(self._sent, kept=kept, only_answers=True)
 
 
 class CitingStrandsAgent(StrandsAgent):  # type: ignore[misc]
@@ -73,6 +87,9 @@ class CitingStrandsAgent(StrandsAgent):  # type: ignore[misc]
     `moca_agui.uninstrument` gives the agent it was made from.
     """
 
+    #: This agent's runs in flight, by their keys (`citing` makes one per citing agent).
+    moca_agui_runs: RunRegistry[StrandsRun]
+
     def run(
         self, input_data: RunAgentInput, *, invocation_state: dict[str, Any] | None = None
     ) -> AsyncIterator[Any]:
@@ -80,37 +97,45 @@ class CitingStrandsAgent(StrandsAgent):  # type: ignore[misc]
 
         Returns `cite`'s stream itself, not a generator around it: one hop less per event.
         """
-        run = CitationRun(options_of(self), reads_tool_call_results=False)  # the hook reads them
-        # The hook reads the thread once the per-thread agent holds it (`_read_thread`).
-        sent = list(input_data.messages or ())
-        state = {**(invocation_state or {}), RUN_KEY: run, _SENT_KEY: sent}
+        # The hook reads the thread once the per-thread agent holds it (`read_thread`).
+        run = StrandsRun(options_of(self), input_data.messages or ())
+        key = uuid.uuid4().hex
+        self.moca_agui_runs.add(key, run)  # held by `cite`'s stream: it leaves with it
+        state = {**(invocation_state or {}), RUN_KEY: key}
         return cite(super().run(input_data, invocation_state=state), run=run)
 
 
 class ReaderResults(HookProvider):
-    """Captures each tool's result into the run's `CitationRun` (in `invocation_state`).
+    """Captures each tool's result into its run, found in the citing agent's registry by
+    the key in the invocation's state.
 
     It comes first among the agent's hook providers: Strands calls `AfterToolCallEvent`
     callbacks in reverse order, so it sees the result after every other hook changed it.
     """
 
+    def __init__(self, runs: RunRegistry[StrandsRun]) -> None:
+        self._runs = runs
+
     def register_hooks(self, registry: HookRegistry, **kwargs: Any) -> None:
-        registry.add_callback(BeforeInvocationEvent, _read_thread)
-        registry.add_callback(AfterToolCallEvent, _capture)
+        registry.add_callback(BeforeInvocationEvent, self._read_thread)
+        registry.add_callback(AfterToolCallEvent, self._capture)
 
+    def _run_of(self, invocation_state: Mapping[str, Any]) -> StrandsRun | None:
+        key = invocation_state.get(RUN_KEY)
+        return self._runs.get(key) if isinstance(key, str) else None
 
-#: The one `ReaderResults`: it holds nothing, so every agent can share it.
-READER_RESULTS = ReaderResults()
+    def _read_thread(self, event: BeforeInvocationEvent) -> None:
+        """Read the thread the model reads on this turn, once per run, before its first
+        result: the agent's messages and the invocation's new ones."""
+        run = self._run_of(event.invocation_state)
+        if run is not None:
+            kept = itertools.chain(_thread(event.agent.messages), _thread(event.messages or ()))
+            run.read_thread(kept)  # read once, later calls passed over
 
-
-def _read_thread(event: BeforeInvocationEvent) -> None:
-    """Read the thread the model reads on this turn, once per run, before its first result:
-    the agent's messages and the invocation's new ones."""
-    run, sent = event.invocation_state.get(RUN_KEY), event.invocation_state.get(_SENT_KEY)
-    if not isinstance(run, CitationRun) or not isinstance(sent, list):
-        return
-    kept = itertools.chain(_thread(event.agent.messages), _thread(event.messages or ()))
-    run.read_history(sent, kept=kept, only_answers=True)  # read once, later calls passed over
+    def _capture(self, event: AfterToolCallEvent) -> None:
+        run = self._run_of(event.invocation_state)
+        if run is not None:  # else a run of the plain agent: nothing to cite
+            _capture(run, event)
 
 
 def _thread(messages: Iterable[Any]) -> Iterator[ThreadMessage]:
@@ -127,10 +152,7 @@ def _thread(messages: Iterable[Any]) -> Iterator[ThreadMessage]:
             yield result_message(result.get("toolUseId"), content, failed=failed)
 
 
-def _capture(event: AfterToolCallEvent) -> None:
-    run = event.invocation_state.get(RUN_KEY)
-    if not isinstance(run, CitationRun):  # a run of the plain agent: nothing to cite
-        return
+def _capture(run: StrandsRun, event: AfterToolCallEvent) -> None:
     try:
         name, call_id = str(event.tool_use.get("name")), event.tool_use.get("toolUseId")
         result = event.result
@@ -159,17 +181,20 @@ def _with_reader_results(agent: Any) -> Any:
             "supports ag-ui-strands 1.x"
         )
     twin = copy.copy(agent)
-    twin._hooks = [READER_RESULTS, *hooks]
+    twin.moca_agui_runs = RunRegistry()
+    reader_results = ReaderResults(twin.moca_agui_runs)
+    twin._hooks = [reader_results, *hooks]
     per_thread = twin.config.thread_agent_kwargs
     if per_thread is not None:  # the hooks it returns replace `_hooks`: ours go first there too
-        twin.config = dataclasses.replace(
-            twin.config, thread_agent_kwargs=functools.partial(_thread_kwargs, per_thread)
-        )
+        thread_kwargs = functools.partial(_thread_kwargs, reader_results, per_thread)
+        twin.config = dataclasses.replace(twin.config, thread_agent_kwargs=thread_kwargs)
     return twin
 
 
-def _thread_kwargs(per_thread: Callable[[Any], Any], input_data: Any) -> Any:
+def _thread_kwargs(
+    reader_results: ReaderResults, per_thread: Callable[[Any], Any], input_data: Any
+) -> Any:
     kwargs = per_thread(input_data)
     if isinstance(kwargs, Mapping) and "hooks" in kwargs:
-        return {**kwargs, "hooks": [READER_RESULTS, *kwargs["hooks"]]}
+        return {**kwargs, "hooks": [reader_results, *kwargs["hooks"]]}
     return kwargs

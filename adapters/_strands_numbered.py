@@ -3,8 +3,9 @@
 `NumberedTool(tool)` is `tool` (an `@tool` function, an `MCPClient` tool, any
 `AgentTool`) under the same name and spec, whose successful result the model is sent as
 one text block: what `moca_agui.adapter.numbered_result` makes of the result's content. It
-numbers into the run the instrumented `StrandsAgent` put in the call's
-`invocation_state`, or else into the active run.
+numbers into the run of its context, as every numbered tool does: no citing agent holds
+the tool, so it reaches no run registry, and Strands runs it in a task of the run's stream
+(its executors' tasks and threads copy the run context the engine entered there).
 """
 
 from __future__ import annotations
@@ -15,9 +16,7 @@ from typing import Any
 from strands.types._events import ToolResultEvent
 from strands.types.tools import AgentTool, ToolResult, ToolSpec, ToolUse
 
-from moca_agui.adapter import CitationRun, content_parts, numbered_result
-
-from ._strands import RUN_KEY
+from moca_agui.adapter import content_parts, numbered_result
 
 __all__ = ["NumberedTool", "numbered_tool"]
 
@@ -47,17 +46,16 @@ class NumberedTool(AgentTool):
     ) -> AsyncGenerator[Any, None]:
         async for event in self.tool.stream(tool_use, invocation_state, **kwargs):
             if isinstance(event, ToolResultEvent) and not getattr(event, "backgrounded", False):
-                shown = self._numbered(event.tool_result, invocation_state)
+                shown = self._numbered(event.tool_result)
                 if shown is not event.tool_result:
                     event = ToolResultEvent(shown, exception=event.exception)
             yield event
 
-    def _numbered(self, result: ToolResult, invocation_state: dict[str, Any]) -> ToolResult:
+    def _numbered(self, result: ToolResult) -> ToolResult:
         if result.get("status") != "success":
             return result
         parts = content_parts(result.get("content"))
-        run = invocation_state.get(RUN_KEY)
-        shown = numbered_result(self._name, parts, run if isinstance(run, CitationRun) else None)
+        shown = numbered_result(self._name, parts)
         if shown is parts:  # not a Reader's, no source in it, or outside a run
             return result
         return {**result, "content": [{"text": str(shown)}]}

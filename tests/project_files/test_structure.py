@@ -182,8 +182,9 @@ ENGINE = "core/run/citation_run.py"
 #: Modules other than the engine that read the run context with `CitationRun.current()`,
 #: and why: a hook finds its run in a `RunRegistry`, by the framework's run id, where it can.
 READS_THE_RUN_CONTEXT = {
-    # removed by the ADK/Strands branch
-    "adapters/_adk.py": "ADK's plugin finds the run of the middleware's request",
+    # ag-ui-adk hands its Runner nothing one run owns (the client's run id may be shared,
+    # the input is copied, ADK's invocation id is made later and reused on resume)
+    "adapters/_adk.py": "the run's Runner, made in the run's background task, finds its run",
     # CrewAI's kickoff is handed no id of the request's run (no branch of issue 46 item 3)
     "adapters/_crewai.py": "a flow's or crew's kickoff finds the middleware's run",
     "adapters/_ag2.py": "an endpoint of the user's own that calls dispatch, behind their own "
