@@ -308,6 +308,9 @@ export class CitingStream {
         if (typeof call?.id === "string" && typeof name === "string") this.run.tools.set(call.id, name);
       }
       shown.push({ id: message.id, role: message.role, content: message.content });
+      if (isPlainObject(message.metadata) && METADATA_KEY in message.metadata) {
+        this.run.mute(message.id); // cited upstream: its snapshot passes as it came
+      }
     }
     this.run.snapshot(shown);
   }
@@ -321,7 +324,8 @@ function messageIdOf(event) {
   return event.messageId;
 }
 
-/** A copy of `snapshot` whose messages named in `values` carry their value on `metadata`.
+/** A copy of `snapshot` whose messages named in `values` carry their value on `metadata`
+ * (one that holds a value already keeps it).
  * @param {AnyEvent} snapshot @param {Map<string, object>} values */
 function withCitations(snapshot, values) {
   if (!values.size || !Array.isArray(snapshot.messages)) return snapshot;
@@ -331,6 +335,7 @@ function withCitations(snapshot, values) {
     const metadata = message.metadata;
     if (metadata !== undefined && metadata !== null &&
         (typeof metadata !== "object" || Array.isArray(metadata))) return message;
+    if (metadata && METADATA_KEY in metadata) return message; // cited upstream: never replaced
     return { ...message, metadata: { ...(metadata ?? {}), [METADATA_KEY]: value } };
   });
   return { ...snapshot, messages };
