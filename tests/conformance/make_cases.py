@@ -572,6 +572,22 @@ def threads() -> list[dict[str, Any]]:
             input=thread(),
             kept=None,
         ),
+        case(
+            "a kept thread, an answer only a snapshot carries",
+            "A model that did not stream, in an agent that keeps its thread: the assistant "
+            "message after the request's question in the snapshot is this run's answer.",
+            run(
+                call("c1", search(C)),
+                snapshot(
+                    *earlier,
+                    {"id": "user-run-1", "role": "user", "content": "And then?"},
+                    {"id": "final-1", "role": "assistant", "content": "[2], as [1] said."},
+                ),
+            ),
+            input=thread(),
+            kept=earlier,
+            lookup={ref(A): A},
+        ),
     ]
 
 
