@@ -80,10 +80,13 @@ def _mypy(session: nox.Session) -> None:
     "pin", ["ag-ui-protocol==0.1.10", "ag-ui-protocol>=0.1.10,<0.2"], ids=["0.1.10", "0.1-newest"]
 )
 def tests_ag_ui_01(session: nox.Session, pin: str) -> None:
-    """The core, the bare-SDK adapter, the ASGI middleware and the adversarial suite on
-    ag-ui-protocol 0.1.x."""
+    """The core, the bare-SDK adapter, the ASGI middleware, the adversarial suite and the
+    conformance corpus on ag-ui-protocol 0.1.x."""
     session.install("-e", ".[test]", pin)
-    session.run("pytest", "tests/core", "tests/asgi", "tests/adversarial", *session.posargs)
+    session.run(
+        "pytest", "tests/core", "tests/asgi", "tests/adversarial", "tests/conformance",
+        *session.posargs,
+    )  # fmt: skip
 
 
 @nox.session(python=PYTHON, name="llama-index-0.5")

@@ -1,4 +1,7 @@
-// Types of moca-agui/middleware (middleware.js): moca.citations for TypeScript AG-UI agents.
+// Types of moca-agui/middleware (middleware.js): moca.citations for TypeScript AG-UI agents,
+// with one line: `instrument(agent)`. `agent.use(new CitationMiddleware())` is the lower-level
+// form, for an agent known to read the request's thread (on @ag-ui/client 1.x it cannot see
+// the agent, and counts markers over the request's thread whatever the agent reads).
 import { Middleware } from "@ag-ui/client";
 import type { AbstractAgent, BaseEvent, Message, RunAgentInput } from "@ag-ui/client";
 import type { Observable } from "rxjs";
@@ -37,12 +40,21 @@ export interface CitationMiddlewareOptions {
    * markers are left out. The middleware sees the agent where `instrument` added it, or
    * where the client hands it the agent (@ag-ui/client 0.0.59); `agent.use` on 1.x cannot. */
   keptThread?: ((input: RunAgentInput) => Message[] | null | Promise<Message[] | null>) | null;
+  /** Where the log lines go, each prefixed `moca-agui:`: `warn` (default: console.warn) for
+   * what a service should know (a source left out, citations off for a run), `debug`
+   * (default: none, as the Python core's debug lines) for the rest. A level left out keeps
+   * its default; `console` takes both. */
+  logger?: {
+    debug?: (message: string, ...rest: unknown[]) => void;
+    warn?: (message: string, ...rest: unknown[]) => void;
+  };
 }
 
-/** Adds one `moca.citations` event per answer to an agent's stream:
- * `agent.use(new CitationMiddleware())`. One instance serves concurrent runs. On
- * @ag-ui/client 1.x it cannot see the agent (logged once): for an agent that may read a
- * thread of its own (a Mastra agent with memory), use `instrument(agent)`. */
+/** Adds one `moca.citations` event per answer to an agent's stream; `instrument(agent)` adds
+ * it. `agent.use(new CitationMiddleware())` is the lower-level form, for an agent known to
+ * read the request's thread: on @ag-ui/client 1.x it cannot see the agent (logged once), so
+ * for an agent that may read a thread of its own (a Mastra agent with memory) it may name
+ * a wrong source. One instance serves concurrent runs. */
 export declare class CitationMiddleware extends Middleware {
   constructor(options?: CitationMiddlewareOptions);
   run(input: RunAgentInput, next: AbstractAgent): Observable<BaseEvent>;

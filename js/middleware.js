@@ -1,7 +1,8 @@
 // moca-agui/middleware: `moca.citations` for any TypeScript AG-UI agent (Mastra, CopilotKit's
 // runtime, any AbstractAgent of @ag-ui/client), as the Python core (moca_agui.cite) sends it.
 //
-//   instrument(agent);                       // or: agent.use(new CitationMiddleware());
+//   instrument(agent);   // the line for any agent; agent.use(new CitationMiddleware()) is the
+//                        // lower-level form, for an agent known to read the request's thread
 //
 // It follows the stream its place in the middleware chain gives it (chunked or expanded
 // events), keeps the records the Reader's tools returned in this run (TOOL_CALL_RESULT), and
@@ -12,7 +13,7 @@
 // on. State belongs to one subscription of `run`, never to the instance.
 import { Middleware } from "@ag-ui/client";
 import { Observable } from "rxjs";
-import { log, reason } from "./middleware/log.js";
+import { Log, reason } from "./middleware/log.js";
 import { citationOptions } from "./middleware/options.js";
 import { keepsOwnThread } from "./middleware/own-thread.js";
 import { CitingStream } from "./middleware/stream.js";
@@ -64,7 +65,7 @@ export class CitationMiddleware extends Middleware {
     if (bound !== null) return keepsOwnThread(bound);
     if (!this.toldUnseen) {
       this.toldUnseen = true;
-      log.warn(UNSEEN);
+      new Log(this.options.logger).warn(UNSEEN);
     }
     return null;
   }
@@ -135,7 +136,7 @@ function citeClones(agent, options) {
       try {
         return instrument(copy, given);
       } catch (error) {
-        log.warn(`a clone of the agent was not instrumented, so it cites nothing: ${reason(error)}`);
+        new Log(options.logger).warn(`a clone of the agent was not instrumented, so it cites nothing: ${reason(error)}`);
         return copy;
       }
     },

@@ -253,6 +253,9 @@ class Citing(StreamSink):
     ) -> None:
         self._snapshots.shown(message_id, role, content)
 
+    def snapshot_citations(self, message_id: str, value: object) -> None:
+        self.run.messages.mute(message_id)  # cited upstream: its snapshot passes as it came
+
     def snapshot_ended(self) -> None:
         self._carried = self._snapshots.ended(self.run, self._open)
         self.carries_sources = bool(self._carried)

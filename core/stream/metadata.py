@@ -3,7 +3,8 @@
 AG-UI 1.0 messages carry `metadata`, kept by clients and history stores that keep
 messages and not CUSTOM events. Each cited answer gets the value its `moca.citations`
 event has, under `METADATA_KEY`; every other key of its metadata, and every other
-message, is left as it came.
+message, is left as it came. An answer whose metadata holds the key already was cited
+upstream: it is left as it came too.
 """
 
 from __future__ import annotations
@@ -45,5 +46,7 @@ def _carrying(message: object, values: Mapping[str, dict[str, Any]]) -> object:
     if value is None or getattr(message, "role", None) != "assistant":
         return message
     if metadata is not None and not isinstance(metadata, Mapping):  # not ours to replace
+        return message
+    if metadata and METADATA_KEY in metadata:  # cited upstream: never replaced
         return message
     return message.model_copy(update={"metadata": {**(metadata or {}), METADATA_KEY: value}})

@@ -2,12 +2,12 @@
 // as the options and the size budget say), each with its marker (none: no `marker` key).
 import { EVENT_VERSION } from "../index.js";
 import { jsonBytes } from "./json.js";
-import { log } from "./log.js";
+import { Log } from "./log.js";
 
 /**
  * @param {string} messageId
  * @param {Array<{ record: any, marker: string | null, capturedAt: Date }>} citations
- * @param {{ includeText: boolean, maxEventBytes: number }} options
+ * @param {{ includeText: boolean, maxEventBytes: number, logger: import("./log.js").Logger }} options
  */
 export function citationsValue(messageId, citations, options) {
   const entries = citations.map((citation) => {
@@ -22,7 +22,7 @@ export function citationsValue(messageId, citations, options) {
     value.computedAt = new Date(earliest).toISOString();
   }
   value.citations = entries;
-  fit(value, entries, options.maxEventBytes);
+  fit(value, entries, options.maxEventBytes, options.logger);
   return value;
 }
 
@@ -34,8 +34,9 @@ function withoutText(record) {
 }
 
 /** Drop `text` from the largest records first until the value's JSON fits `budget`.
- * @param {Record<string, unknown>} value @param {Array<{ record: any }>} entries @param {number} budget */
-function fit(value, entries, budget) {
+ * @param {Record<string, unknown>} value @param {Array<{ record: any }>} entries @param {number} budget
+ * @param {import("./log.js").Logger} logger */
+function fit(value, entries, budget, logger) {
   let total = jsonBytes(value);
   if (total <= budget) return;
   const sized = entries.filter((entry) => "text" in entry.record)
@@ -46,6 +47,6 @@ function fit(value, entries, budget) {
     total -= bytes - jsonBytes(entry.record);
     if (total <= budget) return;
   }
-  log.warn(`the event for ${String(value.messageId)} is ${total} bytes with every text dropped, ` +
+  new Log(logger).warn(`the event for ${String(value.messageId)} is ${total} bytes with every text dropped, ` +
     `over maxEventBytes=${budget}; it is sent whole, as records may not be cut`);
 }

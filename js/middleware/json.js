@@ -1,5 +1,5 @@
 // JSON as the Python core reads it: strictly, and a copy that is plain JSON no one else holds.
-import { log, reason } from "./log.js";
+import { reason } from "./log.js";
 
 /** A tool result longer than this is not parsed (moca_agui MAX_RESULT_CHARS). */
 export const MAX_RESULT_CHARS = 8 * 1024 * 1024;
@@ -83,8 +83,8 @@ function stringEnd(text, at) {
 }
 
 /** A copy of `value` as plain JSON, or null (logged) if it is no JSON object.
- * @param {unknown} value @returns {Record<string, any> | null} */
-export function plainCopy(value) {
+ * @param {unknown} value @param {import("./log.js").Log} log @returns {Record<string, any> | null} */
+export function plainCopy(value, log) {
   try {
     const copy = JSON.parse(JSON.stringify(value));
     return isPlainObject(copy) ? copy : null;

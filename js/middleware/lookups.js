@@ -3,7 +3,7 @@
 // all within `lookupDeadline` of the first. What it answers is cited only if it is a valid
 // record of the node asked for.
 import { plainCopy } from "./json.js";
-import { log } from "./log.js";
+import { Log } from "./log.js";
 
 const LATE = Symbol("late");
 
@@ -27,12 +27,14 @@ function later(ms) {
 export class Lookups {
   /**
    * @param {{ lookup: ((ref: string) => unknown) | null, lookupTimeout: number, maxLookups: number,
-   *   lookupConcurrency: number, lookupDeadline: number }} options
+   *   lookupConcurrency: number, lookupDeadline: number,
+   *   logger: import("./log.js").Logger }} options
    * @param {(source: string, record: unknown) => boolean} accept whether a record may be sent
    * @param {(record: unknown) => Entry | null} entryOf the entry a record names
    */
   constructor(options, accept, entryOf) {
     this.options = options;
+    this.log = new Log(options.logger);
     this.accept = accept;
     this.entryOf = entryOf;
     /** @type {Map<string, Found | null | Promise<void>>} ref -> what was found, or the asking */
@@ -110,14 +112,14 @@ export class Lookups {
       const answer = await Promise.race([(async () => lookup(ref))(), timeout.late]);
       if (answer === LATE) {
         if (!this.ended) {
-          log.warn(`left out ${ref}: lookup failed: no answer within lookupTimeout=` +
+          this.log.warn(`left out ${ref}: lookup failed: no answer within lookupTimeout=` +
             `${this.options.lookupTimeout} seconds (or the run's lookupDeadline)`);
         }
         return null;
       }
       return this.checked(ref, answer);
     } catch (error) {
-      log.warn(`left out ${ref}: lookup failed`, error);
+      this.log.warn(`left out ${ref}: lookup failed`, error);
       return null;
     } finally {
       deadline.clear();
@@ -129,14 +131,14 @@ export class Lookups {
   /** The record `lookup` answered for `ref`, if it may be cited. @param {string} ref @param {unknown} answer */
   checked(ref, answer) {
     if (answer === null || answer === undefined) {
-      log.debug(`left out ${ref}: lookup found no record`);
+      this.log.debug(`left out ${ref}: lookup found no record`);
       return null;
     }
-    const record = plainCopy(answer);
+    const record = plainCopy(answer, this.log);
     if (record === null || !this.accept("lookup", record)) return null;
     const entry = this.entryOf(record);
     if (!entry || entry.ref !== ref) {
-      log.warn(`left out ${ref}: lookup returned another node`);
+      this.log.warn(`left out ${ref}: lookup returned another node`);
       return null;
     }
     return { record, capturedAt: new Date(), span: entry.span };
@@ -179,7 +181,7 @@ export class Lookups {
   tell(bound, message) {
     if (!this.told.has(bound)) {
       this.told.add(bound);
-      log.warn(message);
+      this.log.warn(message);
     }
   }
 }

@@ -1,5 +1,6 @@
 // The middleware's options: the Python core's (CitationOptions), in camelCase, with its
 // defaults; checked once, so one instance serves many runs.
+import { DEFAULT_LOGGER } from "./log.js";
 
 /** The tool names of the reference MOCA Reader (moca_agui.DEFAULT_READER_TOOLS). */
 export const DEFAULT_READER_TOOLS = Object.freeze(["moca_search", "moca_get_node", "moca_structure"]);
@@ -15,6 +16,7 @@ const DEFAULTS = Object.freeze({
   lookupConcurrency: 8,
   lookupDeadline: 30,
   keptThread: null,
+  logger: DEFAULT_LOGGER,
 });
 
 /**
@@ -23,7 +25,8 @@ const DEFAULTS = Object.freeze({
  *   lookup: ((ref: string) => unknown) | null, packages: Set<string> | null,
  *   maxEventBytes: number, lookupTimeout: number, maxLookups: number,
  *   lookupConcurrency: number, lookupDeadline: number,
- *   keptThread: ((input: unknown) => unknown) | null }} Options
+ *   keptThread: ((input: unknown) => unknown) | null,
+ *   logger: import("./log.js").Logger }} Options
  */
 
 /** Options checked once: unknown names and wrong types are a TypeError.
@@ -70,6 +73,20 @@ export function citationOptions(given = {}) {
     packages: options.packages === null ? null : names(options.packages, "packages"),
     lookup: /** @type {Options["lookup"]} */ (options.lookup),
     keptThread: /** @type {Options["keptThread"]} */ (options.keptThread),
+    logger: loggerOf(options.logger),
   };
+}
+
+/** The logger `given`, each level it leaves out the default's (warnings to console, no debug
+ * lines). @param {unknown} given @returns {import("./log.js").Logger} */
+function loggerOf(given) {
+  if (given === null || typeof given !== "object") {
+    throw new TypeError("logger must be an object with debug and/or warn functions, e.g. console");
+  }
+  const { debug = DEFAULT_LOGGER.debug, warn = DEFAULT_LOGGER.warn } = /** @type {any} */ (given);
+  if (typeof debug !== "function" || typeof warn !== "function") {
+    throw new TypeError("logger's debug and warn must be functions");
+  }
+  return { debug: debug.bind(given), warn: warn.bind(given) };
 }
 

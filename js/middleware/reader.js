@@ -1,52 +1,54 @@
 // What a Reader tool's result holds (moca_agui.records.extract): whole records, compact
 // search results, errors; the MCP text-content wrapper around them.
 import { MAX_RESULT_CHARS, isPlainObject, parseJson } from "./json.js";
-import { log } from "./log.js";
 
 const MAX_DEPTH = 6; // wrappers inside wrappers; real results need at most 4
 const MCP_ERROR = /^\s*MCP error -?\d+:/;
 
-/** @typedef {{ record: Record<string, unknown> } | { compactRef: string }} ReaderItem */
+/** @typedef {{ record: Record<string, unknown> } | { compactRef: string }} ReaderItem
+ * @typedef {import("./log.js").Log} Log */
 
 /** The records and compact results in one Reader tool result, in the order given; throws
- * for one it cannot read (malformed JSON, too long). @param {unknown} result @returns {ReaderItem[]} */
-export function readerItems(result) {
+ * for one it cannot read (malformed JSON, too long). @param {unknown} result @param {Log} log
+ * @returns {ReaderItem[]} */
+export function readerItems(result, log) {
   /** @type {ReaderItem[]} */
   const items = [];
-  collect(result, items, 0);
+  collect(result, items, 0, log);
   return items;
 }
 
 /** @param {unknown} value @returns {boolean} */
 const looksLikeRecord = (value) => isPlainObject(value) && "package" in value && "node" in value && "trust" in value;
 
-/** @param {unknown} value @param {ReaderItem[]} items @param {number} depth */
-function collect(value, items, depth) {
+/** @param {unknown} value @param {ReaderItem[]} items @param {number} depth @param {Log} log */
+function collect(value, items, depth, log) {
   if (depth > MAX_DEPTH) throw new Error("wrapped too deeply to be a Reader result");
   if (typeof value === "string") {
     if (MCP_ERROR.test(value)) {
       log.debug(`the Reader answered an error: ${value.slice(0, 200)}`);
       return;
     }
-    collect(parseJson(value), items, depth + 1);
+    collect(parseJson(value), items, depth + 1, log);
   } else if (Array.isArray(value)) {
-    for (const entry of value) collectEntry(entry, items, depth);
+    for (const entry of value) collectEntry(entry, items, depth, log);
   } else if (isPlainObject(value)) {
-    collectMapping(value, items, depth);
+    collectMapping(value, items, depth, log);
   }
 }
 
-/** @param {Record<string, any>} value @param {ReaderItem[]} items @param {number} depth */
-function collectMapping(value, items, depth) {
+/** @param {Record<string, any>} value @param {ReaderItem[]} items @param {number} depth
+ * @param {Log} log */
+function collectMapping(value, items, depth, log) {
   const keys = Object.keys(value);
   if (looksLikeRecord(value)) items.push({ record: value });
   else if (value.isError === true) log.debug("the Reader answered an error");
   else if ("error" in value) log.debug(`the Reader answered an error: ${JSON.stringify(value.error).slice(0, 200)}`);
-  else if (Array.isArray(value.results)) collect(value.results, items, depth + 1);
+  else if (Array.isArray(value.results)) collect(value.results, items, depth + 1, log);
   else if ("op" in value && "result" in value) {
-    if (Array.isArray(value.result)) collect(value.result, items, depth + 1);
-  } else if (Array.isArray(value.content)) collect(value.content, items, depth + 1);
-  else if (keys.length === 1 && keys[0] === "result") collect(value.result, items, depth + 1);
+    if (Array.isArray(value.result)) collect(value.result, items, depth + 1, log);
+  } else if (Array.isArray(value.content)) collect(value.content, items, depth + 1, log);
+  else if (keys.length === 1 && keys[0] === "result") collect(value.result, items, depth + 1, log);
   else if (isNumbered(value)) log.debug("a numbered result: read where the thread shows it");
   else if (typeof value.ref === "string" && value.ref && !("node" in value) && !("package" in value)) {
     items.push({ compactRef: value.ref });
@@ -57,13 +59,13 @@ function collectMapping(value, items, depth) {
   }
 }
 
-/** @param {unknown} entry @param {ReaderItem[]} items @param {number} depth */
-function collectEntry(entry, items, depth) {
+/** @param {unknown} entry @param {ReaderItem[]} items @param {number} depth @param {Log} log */
+function collectEntry(entry, items, depth, log) {
   if (looksLikeRecord(entry)) items.push({ record: /** @type {Record<string, unknown>} */ (entry) });
   else if (isPlainObject(entry)) {
-    if (entry.type === "text" && typeof entry.text === "string") collect(entry.text, items, depth + 1);
+    if (entry.type === "text" && typeof entry.text === "string") collect(entry.text, items, depth + 1, log);
     else if (isNumbered(entry)) log.debug("a numbered result: read where the thread shows it");
-    else collectMapping(entry, items, depth + 1);
+    else collectMapping(entry, items, depth + 1, log);
   }
 }
 

@@ -1,16 +1,16 @@
 // Where an answer names its sources: markers (read where CommonMark shows text) and
 // versioned node refs (moca_agui.records.references).
 import { MAX_RANGE, findWrittenMarkers, namedNumbers } from "../index.js";
-import { log } from "./log.js";
 
 /**
  * Each marker `text` shows as text, in any style (findWrittenMarkers: `[1]`, `[1, 2]`,
  * `[1-3]`, `[^1]`, `【1†source】`), in order, with the numbers it names: a range only when
  * `knows` both its ends (and it goes up and holds at most MAX_RANGE numbers, else logged).
  * @param {string} text @param {(n: number) => boolean} knows
+ * @param {import("./log.js").Log} log
  * @returns {Array<{ start: number, marker: string, numbers: number[] }>}
  */
-export function markersIn(text, knows) {
+export function markersIn(text, knows, log) {
   const found = [];
   for (const { start, text: marker, items } of findWrittenMarkers(text)) {
     for (const item of items) {
@@ -32,8 +32,9 @@ const EDGE_MARKUP = "*_~";
 const TRIMMABLE = /^[\p{P}*_~]$/u;
 
 /** [start, ref] of each mention of a ref in `known`. @param {string} text
- * @param {Map<string, unknown>} known @returns {Array<[number, string]>} */
-export function findRefs(text, known) {
+ * @param {Map<string, unknown>} known @param {import("./log.js").Log} log
+ * @returns {Array<[number, string]>} */
+export function findRefs(text, known, log) {
   /** @type {Array<[number, string]>} */
   const found = [];
   if (!known.size || !text.includes("#")) return found;

@@ -3,7 +3,7 @@
 import { EVENT_NAME, recordProblem } from "../index.js";
 import { citationsValue } from "./event.js";
 import { isPlainObject } from "./json.js";
-import { log, reason } from "./log.js";
+import { Log, reason } from "./log.js";
 import { Lookups } from "./lookups.js";
 import { readFast, numberedView, readerItems, isProse } from "./reader.js";
 import { findRefs, markersIn } from "./refs.js";
@@ -50,6 +50,7 @@ export class CitationRun {
   /** @param {Options} options */
   constructor(options) {
     this.options = options;
+    this.log = new Log(options.logger);
     /** @type {Map<string, number>} call id -> its place in the order the model issued it */
     this.calls = new Map();
     /** @type {Map<string, string>} call id -> tool name */
@@ -199,7 +200,7 @@ export class CitationRun {
   threadUnread(why) {
     if (!this.threadRead) return;
     this.threadRead = false;
-    log.warn(`the thread was not read: ${why}; which source a marker names is not known, ` +
+    this.log.warn(`the thread was not read: ${why}; which source a marker names is not known, ` +
       "so markers are left out (versioned refs are cited)");
   }
 
@@ -213,7 +214,7 @@ export class CitationRun {
     for (const [marker, shownValue] of view) {
       let items;
       try {
-        items = readerItems(shownValue);
+        items = readerItems(shownValue, this.log);
       } catch (error) {
         if (!isProse(shownValue)) throw error;
         continue;
@@ -250,15 +251,15 @@ export class CitationRun {
   result(callId, content) {
     const tool = typeof callId === "string" ? this.tools.get(callId) : undefined;
     if (tool === undefined) {
-      log.debug(`result of unknown tool call ${String(callId)} ignored`);
+      this.log.debug(`result of unknown tool call ${String(callId)} ignored`);
       return;
     }
     if (!this.isReader(tool)) return;
     let items;
     try {
-      items = readerItems(content);
+      items = readerItems(content, this.log);
     } catch (error) {
-      log.warn(`skipped a result of ${tool}: ${reason(error)}`);
+      this.log.warn(`skipped a result of ${tool}: ${reason(error)}`);
       this.counted = false;
       return;
     }
@@ -351,7 +352,7 @@ export class CitationRun {
     }
     const ids = new Set(answers.map(([id]) => id));
     for (const [old, renamed] of this.renames(answers, ids)) {
-      log.debug(`the snapshot names message ${old} ${renamed}`);
+      this.log.debug(`the snapshot names message ${old} ${renamed}`);
       this.rename(old, renamed);
     }
     for (const [id, content] of answers) {
@@ -361,7 +362,7 @@ export class CitationRun {
     }
     for (const id of this.withText()) {
       if (!ids.has(id)) {
-        if (!this.muted.has(id)) log.debug(`message ${id} is not in the snapshot; not cited`);
+        if (!this.muted.has(id)) this.log.debug(`message ${id} is not in the snapshot; not cited`);
         this.muted.add(id);
       }
     }
@@ -530,18 +531,18 @@ export class CitationRun {
   mentioned(text, context, report) {
     /** @type {Array<{ start: number, ref: string, seen: Seen, marker: string | null }>} */
     const mentions = [];
-    for (const [start, ref] of findRefs(text, context.byRef)) {
+    for (const [start, ref] of findRefs(text, context.byRef, this.log)) {
       mentions.push({ start, ref, seen: this.named(ref, context), marker: null });
     }
     if (!context.blind) {
       /** @type {Set<string>} */
       const unsureMarkers = new Set();
       const knows = (/** @type {number} */ number) => this.knownEntry(number, context) !== null;
-      for (const { start, marker, numbers } of markersIn(text, knows)) {
+      for (const { start, marker, numbers } of markersIn(text, knows, this.log)) {
         for (const number of numbers) {
           const entry = this.entryOfNumber(number, context);
           if (!entry) {
-            log.debug(`left out ${number} of ${marker}: it names no source of this run`);
+            this.log.debug(`left out ${number} of ${marker}: it names no source of this run`);
             continue;
           }
           if (this.isUnsure(entry, number, context)) {
@@ -554,7 +555,7 @@ export class CitationRun {
       }
       if (report) {
         for (const marker of unsureMarkers) {
-          log.warn(`left out the marker ${marker}: the thread lists Reader results out of their ` +
+          this.log.warn(`left out the marker ${marker}: the thread lists Reader results out of their ` +
             "calls' order, so which source the model numbered so is not known");
         }
       }
@@ -643,13 +644,13 @@ export class CitationRun {
   accept(source, record) {
     const problem = recordProblem(record);
     if (problem) {
-      log.warn(`skipped an invalid record from ${source}: ${problem}`);
+      this.log.warn(`skipped an invalid record from ${source}: ${problem}`);
       return false;
     }
     const packages = this.options.packages;
     const pkg = /** @type {any} */ (record).package;
     if (packages !== null && !packages.has(pkg.digest)) {
-      log.warn(`skipped a record of package ${pkg.id}: its digest ${pkg.digest} is not in \`packages\``);
+      this.log.warn(`skipped a record of package ${pkg.id}: its digest ${pkg.digest} is not in \`packages\``);
       return false;
     }
     return true;
@@ -713,10 +714,10 @@ export class CitationRun {
       this.told.add(ref);
       const tool = this.compactTools.get(ref);
       if (seen.earlier && tool === undefined) {
-        log.warn(`left out ${ref}: it was read in an earlier turn, and the thread's records are ` +
+        this.log.warn(`left out ${ref}: it was read in an earlier turn, and the thread's records are ` +
           "not trusted; to cite follow-up answers, pass lookup: <ref -> record>");
       } else {
-        log.warn(`left out ${ref}: ${tool ?? "the Reader tool"} returned a compact result, not a ` +
+        this.log.warn(`left out ${ref}: ${tool ?? "the Reader tool"} returned a compact result, not a ` +
           `citation record; call it with detail: "full", or pass lookup: <ref -> record>`);
       }
     }

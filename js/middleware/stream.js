@@ -3,7 +3,6 @@
 // @ag-ui/client applies it (moca_agui.stream.follow).
 import { EVENT_NAME, METADATA_KEY } from "../index.js";
 import { isPlainObject } from "./json.js";
-import { log } from "./log.js";
 import { CitationRun } from "./run.js";
 
 /**
@@ -101,7 +100,7 @@ export class CitingStream {
 
   /** @param {unknown} error */
   fail(error) {
-    if (this.alive) log.warn("citations off for this run; the answer is unchanged", error);
+    if (this.alive) this.run.log.warn("citations off for this run; the answer is unchanged", error);
     this.alive = false;
     this.run.lookups.end();
   }
@@ -126,7 +125,7 @@ export class CitingStream {
       this.run.carried = [];
       const sent = (/** @type {Map<string, object>} */ values) => this.emit(withCitations(event, values));
       const failed = (/** @type {unknown} */ error) => {
-        log.warn("the snapshot carries no citations; sent as it came", error);
+        this.run.log.warn("the snapshot carries no citations; sent as it came", error);
         this.emit(event);
       };
       try {
@@ -148,10 +147,10 @@ export class CitingStream {
     if (!this.alive || this.finished) return null;
     this.finished = true;
     const failed = (/** @type {unknown} */ error) =>
-      log.warn("no citations sent for this run; the answer is unchanged", error);
+      this.run.log.warn("no citations sent for this run; the answer is unchanged", error);
     try {
       for (const messageId of this.run.open) {
-        log.warn(`message ${messageId} never ended; no citations for it`);
+        this.run.log.warn(`message ${messageId} never ended; no citations for it`);
         this.run.mute(messageId);
       }
       const events = this.run.due();
@@ -185,7 +184,7 @@ export class CitingStream {
       case "RUN_STARTED":
         if (this.started) {
           if (this.alive && !this.finished) {
-            log.warn("a run began before the last one finished; no citations for the unfinished one");
+            this.run.log.warn("a run began before the last one finished; no citations for the unfinished one");
           }
           this.run = run.renewed();
           this.alive = true;
@@ -276,7 +275,7 @@ export class CitingStream {
     let id = this.continues("text", messageId);
     if (id === null) {
       if (absent(messageId)) {
-        log.debug("a TEXT_MESSAGE_CHUNK without messageId, and no chunked message is open to continue");
+        this.run.log.debug("a TEXT_MESSAGE_CHUNK without messageId, and no chunked message is open to continue");
         return;
       }
       id = messageId;
@@ -308,6 +307,9 @@ export class CitingStream {
         if (typeof call?.id === "string" && typeof name === "string") this.run.tools.set(call.id, name);
       }
       shown.push({ id: message.id, role: message.role, content: message.content });
+      if (isPlainObject(message.metadata) && METADATA_KEY in message.metadata) {
+        this.run.mute(message.id); // cited upstream: its snapshot passes as it came
+      }
     }
     this.run.snapshot(shown);
   }
@@ -321,7 +323,8 @@ function messageIdOf(event) {
   return event.messageId;
 }
 
-/** A copy of `snapshot` whose messages named in `values` carry their value on `metadata`.
+/** A copy of `snapshot` whose messages named in `values` carry their value on `metadata`
+ * (one that holds a value already keeps it).
  * @param {AnyEvent} snapshot @param {Map<string, object>} values */
 function withCitations(snapshot, values) {
   if (!values.size || !Array.isArray(snapshot.messages)) return snapshot;
@@ -331,6 +334,7 @@ function withCitations(snapshot, values) {
     const metadata = message.metadata;
     if (metadata !== undefined && metadata !== null &&
         (typeof metadata !== "object" || Array.isArray(metadata))) return message;
+    if (metadata && METADATA_KEY in metadata) return message; // cited upstream: never replaced
     return { ...message, metadata: { ...(metadata ?? {}), [METADATA_KEY]: value } };
   });
   return { ...snapshot, messages };

@@ -79,3 +79,55 @@ test("an agent with a memory of its own (Mastra's, duck-typed) and no keptThread
   assert.deepEqual((await run(undefined)).cited, [[["[1]", "c.md"]]]);
   assert.deepEqual((await run({}, { keptThread: () => [] })).cited, [[["[1]", "c.md"]]]);
 });
+
+test("debug lines are silent by default, as Python's are; the logger option takes them, warnings stay on console", async () => {
+  const { from, lastValueFrom, toArray } = await import("rxjs");
+  const result = JSON.stringify({ results: [{ ref: "https://example.com/kb@1.0.0#a.md" }] }); // compact
+  const events = [
+    { type: "RUN_STARTED", threadId: "t", runId: "r" },
+    { type: "TOOL_CALL_START", toolCallId: "c1", toolCallName: "moca_search" },
+    { type: "TOOL_CALL_RESULT", messageId: "t1", toolCallId: "c1", content: result },
+    { type: "TEXT_MESSAGE_START", messageId: "m1", role: "assistant" },
+    { type: "TEXT_MESSAGE_CONTENT", messageId: "m1", delta: "See [1] and [7]." },
+    { type: "TEXT_MESSAGE_END", messageId: "m1" },
+    { type: "RUN_FINISHED", threadId: "t", runId: "r" },
+  ];
+  const logged = async (options) => {
+    const lines = { debug: [], warn: [], log: [] };
+    const kept = [console.debug, console.warn, console.log];
+    console.debug = (...args) => lines.debug.push(args.map(String).join(" "));
+    console.warn = (...args) => lines.warn.push(args.map(String).join(" "));
+    console.log = (...args) => lines.log.push(args.map(String).join(" "));
+    try {
+      const middleware = new CitationMiddleware(options);
+      await lastValueFrom(middleware.run({ messages: [] }, { run: () => from(events) }).pipe(toArray()));
+    } finally {
+      [console.debug, console.warn, console.log] = kept;
+    }
+    return lines;
+  };
+  const unknownMarker = "moca-agui: left out 7 of [7]: it names no source of this run";
+  const compact = /^moca-agui: left out https:\/\/example\.com\/kb@1\.0\.0#a\.md: moca_search returned a compact result/;
+  const quiet = await logged(undefined);
+  assert.deepEqual([quiet.debug, quiet.log], [[], []]);
+  assert.ok(quiet.warn.some((line) => compact.test(line)), quiet.warn.join("\n"));
+
+  const taken = [];
+  const debugging = await logged({ logger: { debug: (...args) => taken.push(args.join(" ")) } });
+  assert.ok(taken.includes(unknownMarker), taken.join("\n"));
+  assert.deepEqual([debugging.debug, debugging.log], [[], []]);
+  assert.ok(debugging.warn.some((line) => compact.test(line)), debugging.warn.join("\n"));
+
+  const warned = [];
+  const own = await logged({ logger: { warn: (...args) => warned.push(args.join(" ")) } });
+  assert.deepEqual([own.debug, own.warn, own.log], [[], [], []]);
+  assert.ok(warned.some((line) => compact.test(line)), warned.join("\n"));
+
+  const both = await logged({ logger: console });
+  assert.ok(both.debug.includes(unknownMarker), both.debug.join("\n"));
+  assert.ok(both.warn.some((line) => compact.test(line)), both.warn.join("\n"));
+
+  for (const logger of [null, "console", { debug: "yes" }]) {
+    assert.throws(() => new CitationMiddleware({ logger }), TypeError);
+  }
+});

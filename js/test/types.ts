@@ -17,6 +17,8 @@ agent.use(new CitationMiddleware({
   keptThread: (input) => input.messages,
 }));
 const cited: HttpAgent = instrument(new HttpAgent({ url: "http://127.0.0.1:8000/" }), { includeText: false });
+instrument(new HttpAgent({ url: "http://127.0.0.1:8000/" }), { logger: console });
+instrument(new HttpAgent({ url: "http://127.0.0.1:8000/" }), { logger: { debug: (line: string) => void line } });
 void cited.runAgent({}, store.subscriber());
 agent.subscribe(store.subscriber());
 void agent.runAgent({}, store.subscriber());

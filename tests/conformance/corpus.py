@@ -13,7 +13,8 @@ from pydantic import TypeAdapter
 
 import moca_agui
 from moca_agui import CitationOptions
-from moca_agui.adapter import CitationRun
+from moca_agui.adapter import CitationRun, CitationStream
+from moca_agui.adapter import cited as cited_by
 
 CASES = Path(__file__).parent / "cases"
 #: What a runner writes in place of a `computedAt` (any RFC 3339 time).
@@ -70,7 +71,9 @@ async def cited(case: dict[str, Any]) -> list[dict[str, Any]]:
             run.thread_unreadable("the agent's own thread is not known")
         else:
             run.read_history(sent_messages, kept=case["kept"])
-        sent = moca_agui.cite(_stream(events), run=run)
+        questions = [m.id for m in sent_messages if getattr(m, "role", None) == "user"]
+        question_id = questions[-1] if questions else None  # as `cite` finds it in `input`
+        sent = cited_by(_stream(events), CitationStream(run, question_id=question_id))
     else:
         sent = moca_agui.cite(_stream(events), input=run_input, **options)
     return timeless([wire(event) async for event in sent])

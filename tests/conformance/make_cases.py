@@ -572,11 +572,48 @@ def threads() -> list[dict[str, Any]]:
             input=thread(),
             kept=None,
         ),
+        case(
+            "a kept thread, an answer only a snapshot carries",
+            "A model that did not stream, in an agent that keeps its thread: the assistant "
+            "message after the request's question in the snapshot is this run's answer.",
+            run(
+                call("c1", search(C)),
+                snapshot(
+                    *earlier,
+                    {"id": "user-run-1", "role": "user", "content": "And then?"},
+                    {"id": "final-1", "role": "assistant", "content": "[2], as [1] said."},
+                ),
+            ),
+            input=thread(),
+            kept=earlier,
+            lookup={ref(A): A},
+        ),
     ]
+
+
+def cited_upstream(name: str, about: str, upstream: dict[str, Any], **given: Any) -> dict[str, Any]:
+    """A case whose agent is a service with moca-agui: its events are what the core sends
+    for the `upstream` case (dated), and it expects them unchanged."""
+    sent = asyncio.run(cited({**upstream, "events": canonical_events(upstream["events"])}))
+    return case(name, about, dated(sent), expected=sent, **given)
+
+
+#: The `computedAt` a service upstream sent (any RFC 3339 time).
+SENT_AT = "2026-01-01T00:00:00Z"
+
+
+def dated(value: Any) -> Any:
+    """`value` with each `computedAt` a fixed RFC 3339 time, as a service sends it."""
+    if isinstance(value, list):
+        return [dated(item) for item in value]
+    if isinstance(value, dict):
+        return {k: SENT_AT if k == "computedAt" else dated(v) for k, v in value.items()}
+    return value
 
 
 def snapshots() -> list[dict[str, Any]]:
     question = {"id": "user-run-1", "role": "user", "content": "And then?"}
+    earlier = turn(1, ("t1", search(A)), answer_text="Per [1].")
     return [
         case(
             "snapshot metadata",
@@ -667,6 +704,44 @@ def snapshots() -> list[dict[str, Any]]:
                 ),
             ),
             input=thread(),
+        ),
+        cited_upstream(
+            "cited upstream, with a snapshot",
+            "The agent is a service with moca-agui (behind an HttpAgent, records without "
+            "text): it sends its snapshot, metadata['moca.citations'] on the answer, before "
+            "its event. Its events pass through unchanged; the answer is never cited twice.",
+            {
+                "events": run(
+                    call("c1", search(A)),
+                    answer("m1", "See [1]."),
+                    snapshot(question, {"id": "m1", "role": "assistant", "content": "See [1]."}),
+                ),
+                "input": thread(),
+                "options": {"include_text": False},
+            },
+            input=thread(),
+        ),
+        cited_upstream(
+            "cited upstream, with a snapshot, from a kept thread",
+            "The service upstream numbers over a thread it keeps and looks turn 1's source up: "
+            "its [2] and [1] pass through as it sent them, in the snapshot too, though the "
+            "request's thread here holds the question alone.",
+            {
+                "events": run(
+                    call("c1", search(C)),
+                    answer("m1", "[2], as [1] said."),
+                    snapshot(
+                        *earlier,
+                        question,
+                        {"id": "m1", "role": "assistant", "content": "[2], as [1] said."},
+                    ),
+                ),
+                "input": thread(),
+                "kept": earlier,
+                "lookup": {ref(A): A},
+            },
+            input=thread(),
+            lookup={ref(A): A},
         ),
     ]
 

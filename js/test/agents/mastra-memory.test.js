@@ -103,19 +103,16 @@ test("@ag-ui/client 1.x, instrument(agent) with a keptThread reading its memory:
   assert.deepEqual(warned, []);
 });
 
-test("@ag-ui/client 1.x, agent.use: the request's thread counts, and the middleware says it cannot see the agent", async () => {
+test("@ag-ui/client 1.x, agent.use: the middleware says once it cannot see the agent and names instrument(agent)", async () => {
   const agent = await rememberingAgent(mcp, WITH_REFS);
   agent.use(new CitationMiddleware({ readerTools: serverTools("reader") }));
   const { cited, warned } = await runEach(agent, [REGISTER, SWARM]);
-  // the first turn's memory is empty: the request's thread is the model's; the second turn's
-  // model wrote [3] (swarm-collection) and [1] (hive-registration) over its memory's thread,
-  // which the request does not hold: counted over the request's, each names the other
-  assert.deepEqual(cited, [
-    [["[1]", "hive-registration.md"], ["[2]", "hive-placement.md"]],
-    [["[3]", "hive-registration.md"], ["[1]", "swarm-collection.md"]],
-  ]);
+  // it counts over the request's thread (docs/typescript.md), the model's only while the
+  // memory is empty: the first turn. The second turn's model read its memory's thread, which
+  // is why the docs name instrument(agent); no source of that turn is expected here.
+  assert.deepEqual(cited[0], [["[1]", "hive-registration.md"], ["[2]", "hive-placement.md"]]);
   assert.equal(warned.length, 1, warned.join("\n"));
-  assert.match(warned[0], /not handed the agent.*instrument\(agent\).*keptThread/);
+  assert.match(warned[0], /not handed the agent.*request's thread.*instrument\(agent\).*keptThread/);
 });
 
 test("@ag-ui/mastra 1.1.2: a MastraAgent's clone keeps no middleware; instrument(agent)'s clones cite", async () => {
