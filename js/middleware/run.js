@@ -27,7 +27,9 @@ const OWN_THREAD = "the agent reads a thread of its own (a Mastra agent with mem
  * @typedef {{ record: any, marker: string | null, capturedAt: Date }} Citation
  * @typedef {{ seen: Map<string, Seen>, order: Seen[], byRef: Map<string, Seen[]>, blind: boolean,
  *   unsure: Set<string>, checked: Map<unknown, boolean>, named: Map<string, Seen>,
- *   first: Map<string, Found | null> }} Context
+ *   first: Map<string, Found | null>, results: number, earlier: number, last: Result | null }} Context
+ *   `results`, `earlier`: how many of the run's results and the thread's entries it holds;
+ *   `last`: its last result in the model's order
  */
 
 /** @param {Entry} entry */
@@ -86,7 +88,7 @@ export class CitationRun {
     this.compactTools = new Map();
     /** @type {Map<string, { text: string, value: any }>} message id -> its event's value */
     this.made = new Map();
-    /** @type {{ version: string, context: Context } | null} what resolution reads, for the ledger as it stands */
+    /** @type {Context | null} what resolution reads, kept as the ledger grows */
     this.contextOf = null;
   }
 
@@ -297,7 +299,13 @@ export class CitationRun {
   /** @param {string} id */
   closed(id) {
     this.open.delete(id);
-    if (this.lookups.given && !this.threadReading && !this.muted.has(id)) this.lookAhead(id);
+    if (this.lookingAhead() && !this.threadReading && !this.muted.has(id)) this.lookAhead(id);
+  }
+
+  /** Whether an ended answer may need a lookup not started yet: one may still start and some
+   * source's record can come only from it (a compact result, an earlier turn). */
+  lookingAhead() {
+    return this.lookups.startable && (this.compactTools.size > 0 || this.earlier.length > 0);
   }
 
   /** Start the lookups an ended answer will need, while the run goes on (returns at once).
@@ -409,47 +417,30 @@ export class CitationRun {
 
   // -- the ledger -----------------------------------------------------------------------------
 
-  /** Every entry once, in the model's order: the thread's, then this run's results in the
-   * order the model issued their calls (results of no announced call after, as they came). */
-  entries() {
-    /** @type {Map<string, Seen>} */
-    const seen = new Map();
-    for (const { entry } of this.earlier) {
-      const key = keyOf(entry);
-      if (!seen.has(key)) seen.set(key, { entry, key, records: [], compact: false, earlier: true });
-    }
-    for (const result of this.inModelOrder()) {
-      for (const item of result.items) {
-        const key = keyOf(item.entry);
-        let known = seen.get(key);
-        if (!known) {
-          known = { entry: item.entry, key, records: [], compact: item.compact, earlier: false };
-          seen.set(key, known);
-        } else {
-          known.compact = known.compact || item.compact;
-        }
-        if (item.record !== null) {
-          known.records.push({ record: item.record, capturedAt: result.capturedAt, source: result.source });
-        }
-      }
-    }
-    return seen;
+  /** This run's results in the order the model issued their calls (results of no announced
+   * call after, as they came). */
+  inModelOrder() {
+    return [...this.results].sort((a, b) => this.byModelOrder(a, b));
   }
 
-  inModelOrder() {
+  /** @param {Result} a @param {Result} b */
+  byModelOrder(a, b) {
+    return this.placeOf(a) - this.placeOf(b) || a.arrival - b.arrival;
+  }
+
+  /** @param {Result} result */
+  placeOf(result) {
     const unannounced = this.calls.size;
-    const place = (/** @type {Result} */ r) => (r.callId === null ? unannounced : this.calls.get(r.callId) ?? unannounced);
-    return [...this.results].sort((a, b) => place(a) - place(b) || a.arrival - b.arrival);
+    return result.callId === null ? unannounced : this.calls.get(result.callId) ?? unannounced;
   }
 
   /** The keys of the entries whose place depends on an order no one knows (a turn of the
-   * thread whose results it lists out of their calls' order). */
+   * thread whose results it lists out of their calls' order; this run's turn, whose order
+   * is known, comes last and changes none of them). */
   unsure() {
     if (this.turns.every((turn) => !turn || turn.known)) return new Set();
-    const turns = this.turns.filter(Boolean).map(({ known, results }) => ({
-      known, results: results.map((result) => result.map(keyOf)) }));
-    const thisRun = this.inModelOrder().map((r) => r.items.map((i) => keyOf(i.entry)));
-    return unsure([...turns, { known: true, results: thisRun }]);
+    return unsure(this.turns.filter(Boolean).map(({ known, results }) => ({
+      known, results: results.map((result) => result.map(keyOf)) })));
   }
 
   // -- resolution ------------------------------------------------------------------------------
@@ -500,25 +491,67 @@ export class CitationRun {
     return pending ? pending.then(finish) : finish();
   }
 
-  /** What resolution reads, for the ledger as it stands (made once per state of it).
+  /** What resolution reads, for the ledger as it stands: every entry once, in the model's
+   * order (the thread's, then this run's results). Kept as results come in: those that fall
+   * after the ones it holds are appended; one that falls before them (its call was issued
+   * earlier, it came later), or a thread read after them, makes it anew once.
    * @returns {Context} */
   context() {
-    const version = [this.results.length, this.earlier.length, this.calls.size, this.threadRead, this.counted].join();
-    if (this.contextOf?.version === version) return this.contextOf.context;
-    const seen = this.entries();
-    const order = [...seen.values()];
-    /** @type {Map<string, Seen[]>} */
-    const byRef = new Map();
-    for (const s of order) {
-      const same = byRef.get(s.entry.ref);
-      if (same) same.push(s);
-      else byRef.set(s.entry.ref, [s]);
+    let context = this.contextOf;
+    const fresh = this.results.slice(context?.results ?? 0).sort((a, b) => this.byModelOrder(a, b));
+    if (!context || context.earlier !== this.earlier.length ||
+        (fresh.length && context.last && this.placeOf(fresh[0]) < this.placeOf(context.last))) {
+      context = this.contextOf = this.madeAnew(context?.checked ?? new Map());
+    } else {
+      for (const result of fresh) this.fold(result, context);
     }
-    const blind = !this.threadRead || !(this.shown.size > 0 || this.counted);
-    const context = { seen, order, byRef, blind, unsure: this.unsure(), checked: new Map(),
-      named: new Map(), first: new Map() };
-    this.contextOf = { version, context };
+    context.blind = !this.threadRead || !(this.shown.size > 0 || this.counted);
     return context;
+  }
+
+  /** The context of the ledger as it stands, made from nothing (records already checked
+   * stay so). @param {Map<unknown, boolean>} checked @returns {Context} */
+  madeAnew(checked) {
+    /** @type {Context} */
+    const context = { seen: new Map(), order: [], byRef: new Map(), blind: false, unsure: this.unsure(),
+      checked, named: new Map(), first: new Map(), results: 0, earlier: this.earlier.length, last: null };
+    for (const { entry } of this.earlier) {
+      if (!context.seen.has(keyOf(entry))) this.append({ entry, key: keyOf(entry), records: [], compact: false, earlier: true }, context);
+    }
+    for (const result of this.inModelOrder()) this.fold(result, context);
+    return context;
+  }
+
+  /** Add a result, which falls after every one `context` holds: its new entries go last, its
+   * records to their entries; what the context knew of their nodes is worked out anew.
+   * @param {Result} result @param {Context} context */
+  fold(result, context) {
+    for (const item of result.items) {
+      const key = keyOf(item.entry);
+      let known = context.seen.get(key);
+      if (!known) {
+        known = { entry: item.entry, key, records: [], compact: item.compact, earlier: false };
+        this.append(known, context);
+      } else {
+        known.compact = known.compact || item.compact;
+      }
+      if (item.record !== null) {
+        known.records.push({ record: item.record, capturedAt: result.capturedAt, source: result.source });
+      }
+      context.named.delete(item.entry.ref);
+      context.first.delete(item.entry.ref);
+    }
+    context.results += 1;
+    context.last = result;
+  }
+
+  /** An entry new to `context`, after every one it holds. @param {Seen} seen @param {Context} context */
+  append(seen, context) {
+    context.seen.set(seen.key, seen);
+    context.order.push(seen);
+    const same = context.byRef.get(seen.entry.ref);
+    if (same) same.push(seen);
+    else context.byRef.set(seen.entry.ref, [seen]);
   }
 
   /**
