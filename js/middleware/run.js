@@ -27,9 +27,11 @@ const OWN_THREAD = "the agent reads a thread of its own (a Mastra agent with mem
  * @typedef {{ record: any, marker: string | null, capturedAt: Date }} Citation
  * @typedef {{ seen: Map<string, Seen>, order: Seen[], byRef: Map<string, Seen[]>, blind: boolean,
  *   unsure: Set<string>, checked: Map<unknown, boolean>, named: Map<string, Seen>,
- *   first: Map<string, Found | null>, results: number, earlier: number, last: Result | null }} Context
+ *   first: Map<string, Found | null>, results: number, earlier: number, last: Result | null,
+ *   scanned: number, stale: boolean }} Context
  *   `results`, `earlier`: how many of the run's results and the thread's entries it holds;
- *   `last`: its last result in the model's order
+ *   `last`: its last result in the model's order; `scanned`: how many of the run's results
+ *   were compared with it; `stale`: one of them falls before it
  */
 
 /** @param {Entry} entry */
@@ -90,6 +92,9 @@ export class CitationRun {
     this.made = new Map();
     /** @type {Context | null} what resolution reads, kept as the ledger grows */
     this.contextOf = null;
+    /** How many entries this run's results hold, and how many making the context anew went through. */
+    this.held = 0;
+    this.remade = 0;
   }
 
   /** The run after this one in the same stream (a new RUN_STARTED), with the same options;
@@ -280,6 +285,7 @@ export class CitationRun {
       kept.push({ entry, record: item.record, compact: false });
     }
     if (kept.length) {
+      this.held += kept.length;
       this.results.push({ callId: /** @type {string} */ (callId), arrival: this.results.length,
         capturedAt: new Date(), source: tool, items: kept });
     }
@@ -312,7 +318,7 @@ export class CitationRun {
    * @param {string} id */
   lookAhead(id) {
     const text = this.texts.get(id);
-    if (!text) return;
+    if (!text || !this.affordable()) return;
     const context = this.context();
     this.lookups.start(this.toLookUp(this.mentioned(text, context, false), context))?.catch(() => {});
   }
@@ -498,15 +504,35 @@ export class CitationRun {
    * @returns {Context} */
   context() {
     let context = this.contextOf;
-    const fresh = this.results.slice(context?.results ?? 0).sort((a, b) => this.byModelOrder(a, b));
-    if (!context || context.earlier !== this.earlier.length ||
-        (fresh.length && context.last && this.placeOf(fresh[0]) < this.placeOf(context.last))) {
+    if (!context || this.outOfOrder(context)) {
       context = this.contextOf = this.madeAnew(context?.checked ?? new Map());
     } else {
+      const fresh = this.results.slice(context.results).sort((a, b) => this.byModelOrder(a, b));
       for (const result of fresh) this.fold(result, context);
+      context.scanned = context.results;
     }
     context.blind = !this.threadRead || !(this.shown.size > 0 || this.counted);
     return context;
+  }
+
+  /** Whether `context` must be made anew: the thread was read after it, or a result came
+   * that falls before the last one it holds. @param {Context} context */
+  outOfOrder(context) {
+    if (context.earlier !== this.earlier.length) return true;
+    const bound = context.last === null ? -Infinity : this.placeOf(context.last);
+    for (; !context.stale && context.scanned < this.results.length; context.scanned += 1) {
+      context.stale = this.placeOf(this.results[context.scanned]) < bound;
+    }
+    return context.stale;
+  }
+
+  /** Whether a look-ahead may bring the context up to date: appending costs only what came
+   * since; making it anew costs every entry, so a look-ahead does it only while all that was
+   * made anew stays under twice the entries the run holds (results out of their calls' order
+   * between answers cost linear work, not quadratic; the lookups then wait for the end). */
+  affordable() {
+    const context = this.contextOf;
+    return !context || !this.outOfOrder(context) || this.remade < 2 * (this.earlier.length + this.held);
   }
 
   /** The context of the ledger as it stands, made from nothing (records already checked
@@ -514,11 +540,14 @@ export class CitationRun {
   madeAnew(checked) {
     /** @type {Context} */
     const context = { seen: new Map(), order: [], byRef: new Map(), blind: false, unsure: this.unsure(),
-      checked, named: new Map(), first: new Map(), results: 0, earlier: this.earlier.length, last: null };
+      checked, named: new Map(), first: new Map(), results: 0, earlier: this.earlier.length, last: null,
+      scanned: this.results.length, stale: false };
     for (const { entry } of this.earlier) {
-      if (!context.seen.has(keyOf(entry))) this.append({ entry, key: keyOf(entry), records: [], compact: false, earlier: true }, context);
+      const key = keyOf(entry);
+      if (!context.seen.has(key)) this.append({ entry, key, records: [], compact: false, earlier: true }, context);
     }
     for (const result of this.inModelOrder()) this.fold(result, context);
+    this.remade += this.earlier.length + this.held;
     return context;
   }
 
