@@ -72,7 +72,7 @@ const VARIANTS = {
 };
 const WITH_LOOKUP = {
   [FLOOR]: new PassThrough(),
-  "CitationMiddleware, lookup": new CitationMiddleware({ lookup: (ref) => record(Number(ref.split("#n")[1].slice(0, -3))) }),
+  "CitationMiddleware, lookup": new CitationMiddleware({ lookup: (ref) => record(Number(/#n(\d+)\.md$/.exec(ref)[1])) }),
 };
 
 /** Wall and CPU microseconds to drain one run through `middleware`, and the events out. */
