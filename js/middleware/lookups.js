@@ -53,6 +53,12 @@ export class Lookups {
     return this.options.lookup !== null;
   }
 
+  /** Whether a lookup not asked yet may still start: a `lookup` given, the run not ended,
+   * fewer than `maxLookups` nodes asked. */
+  get startable() {
+    return this.given && !this.ended && this.asked.size < this.options.maxLookups;
+  }
+
   /** What `lookup` found for `ref` (null: nothing; undefined: not asked, or not answered yet).
    * @param {string} ref @returns {Found | null | undefined} */
   found(ref) {

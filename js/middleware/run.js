@@ -27,7 +27,11 @@ const OWN_THREAD = "the agent reads a thread of its own (a Mastra agent with mem
  * @typedef {{ record: any, marker: string | null, capturedAt: Date }} Citation
  * @typedef {{ seen: Map<string, Seen>, order: Seen[], byRef: Map<string, Seen[]>, blind: boolean,
  *   unsure: Set<string>, checked: Map<unknown, boolean>, named: Map<string, Seen>,
- *   first: Map<string, Found | null> }} Context
+ *   first: Map<string, Found | null>, results: number, earlier: number, last: Result | null,
+ *   scanned: number, stale: boolean }} Context
+ *   `results`, `earlier`: how many of the run's results and the thread's entries it holds;
+ *   `last`: its last result in the model's order; `scanned`: how many of the run's results
+ *   were compared with it; `stale`: one of them falls before it
  */
 
 /** @param {Entry} entry */
@@ -87,8 +91,11 @@ export class CitationRun {
     this.compactTools = new Map();
     /** @type {Map<string, { text: string, value: any }>} message id -> its event's value */
     this.made = new Map();
-    /** @type {{ version: string, context: Context } | null} what resolution reads, for the ledger as it stands */
+    /** @type {Context | null} what resolution reads, kept as the ledger grows */
     this.contextOf = null;
+    /** How many entries this run's results hold, and how many making the context anew went through. */
+    this.held = 0;
+    this.remade = 0;
   }
 
   /** The run after this one in the same stream (a new RUN_STARTED), with the same options;
@@ -279,6 +286,7 @@ export class CitationRun {
       kept.push({ entry, record: item.record, compact: false });
     }
     if (kept.length) {
+      this.held += kept.length;
       this.results.push({ callId: /** @type {string} */ (callId), arrival: this.results.length,
         capturedAt: new Date(), source: tool, items: kept });
     }
@@ -298,14 +306,20 @@ export class CitationRun {
   /** @param {string} id */
   closed(id) {
     this.open.delete(id);
-    if (this.lookups.given && !this.threadReading && !this.muted.has(id)) this.lookAhead(id);
+    if (this.lookingAhead() && !this.threadReading && !this.muted.has(id)) this.lookAhead(id);
+  }
+
+  /** Whether an ended answer may need a lookup not started yet: one may still start and some
+   * source's record can come only from it (a compact result, an earlier turn). */
+  lookingAhead() {
+    return this.lookups.startable && (this.compactTools.size > 0 || this.earlier.length > 0);
   }
 
   /** Start the lookups an ended answer will need, while the run goes on (returns at once).
    * @param {string} id */
   lookAhead(id) {
     const text = this.texts.get(id);
-    if (!text) return;
+    if (!text || !this.affordable()) return;
     const context = this.context();
     this.lookups.start(this.toLookUp(this.mentioned(text, context, false), context))?.catch(() => {});
   }
@@ -410,47 +424,30 @@ export class CitationRun {
 
   // -- the ledger -----------------------------------------------------------------------------
 
-  /** Every entry once, in the model's order: the thread's, then this run's results in the
-   * order the model issued their calls (results of no announced call after, as they came). */
-  entries() {
-    /** @type {Map<string, Seen>} */
-    const seen = new Map();
-    for (const { entry } of this.earlier) {
-      const key = keyOf(entry);
-      if (!seen.has(key)) seen.set(key, { entry, key, records: [], compact: false, earlier: true });
-    }
-    for (const result of this.inModelOrder()) {
-      for (const item of result.items) {
-        const key = keyOf(item.entry);
-        let known = seen.get(key);
-        if (!known) {
-          known = { entry: item.entry, key, records: [], compact: item.compact, earlier: false };
-          seen.set(key, known);
-        } else {
-          known.compact = known.compact || item.compact;
-        }
-        if (item.record !== null) {
-          known.records.push({ record: item.record, capturedAt: result.capturedAt, source: result.source });
-        }
-      }
-    }
-    return seen;
+  /** This run's results in the order the model issued their calls (results of no announced
+   * call after, as they came). */
+  inModelOrder() {
+    return [...this.results].sort((a, b) => this.byModelOrder(a, b));
   }
 
-  inModelOrder() {
+  /** @param {Result} a @param {Result} b */
+  byModelOrder(a, b) {
+    return this.placeOf(a) - this.placeOf(b) || a.arrival - b.arrival;
+  }
+
+  /** @param {Result} result */
+  placeOf(result) {
     const unannounced = this.calls.size;
-    const place = (/** @type {Result} */ r) => (r.callId === null ? unannounced : this.calls.get(r.callId) ?? unannounced);
-    return [...this.results].sort((a, b) => place(a) - place(b) || a.arrival - b.arrival);
+    return result.callId === null ? unannounced : this.calls.get(result.callId) ?? unannounced;
   }
 
   /** The keys of the entries whose place depends on an order no one knows (a turn of the
-   * thread whose results it lists out of their calls' order). */
+   * thread whose results it lists out of their calls' order; this run's turn, whose order
+   * is known, comes last and changes none of them). */
   unsure() {
     if (this.turns.every((turn) => !turn || turn.known)) return new Set();
-    const turns = this.turns.filter(Boolean).map(({ known, results }) => ({
-      known, results: results.map((result) => result.map(keyOf)) }));
-    const thisRun = this.inModelOrder().map((r) => r.items.map((i) => keyOf(i.entry)));
-    return unsure([...turns, { known: true, results: thisRun }]);
+    return unsure(this.turns.filter(Boolean).map(({ known, results }) => ({
+      known, results: results.map((result) => result.map(keyOf)) })));
   }
 
   // -- resolution ------------------------------------------------------------------------------
@@ -501,25 +498,90 @@ export class CitationRun {
     return pending ? pending.then(finish) : finish();
   }
 
-  /** What resolution reads, for the ledger as it stands (made once per state of it).
+  /** What resolution reads, for the ledger as it stands: every entry once, in the model's
+   * order (the thread's, then this run's results). Kept as results come in: those that fall
+   * after the ones it holds are appended; one that falls before them (its call was issued
+   * earlier, it came later), or a thread read after them, makes it anew once.
    * @returns {Context} */
   context() {
-    const version = [this.results.length, this.earlier.length, this.calls.size, this.threadRead, this.counted].join();
-    if (this.contextOf?.version === version) return this.contextOf.context;
-    const seen = this.entries();
-    const order = [...seen.values()];
-    /** @type {Map<string, Seen[]>} */
-    const byRef = new Map();
-    for (const s of order) {
-      const same = byRef.get(s.entry.ref);
-      if (same) same.push(s);
-      else byRef.set(s.entry.ref, [s]);
+    let context = this.contextOf;
+    if (!context || this.outOfOrder(context)) {
+      context = this.contextOf = this.madeAnew(context?.checked ?? new Map());
+    } else {
+      const fresh = this.results.slice(context.results).sort((a, b) => this.byModelOrder(a, b));
+      for (const result of fresh) this.fold(result, context);
+      context.scanned = context.results;
     }
-    const blind = !this.threadRead || !(this.shown.size > 0 || this.counted);
-    const context = { seen, order, byRef, blind, unsure: this.unsure(), checked: new Map(),
-      named: new Map(), first: new Map() };
-    this.contextOf = { version, context };
+    context.blind = !this.threadRead || !(this.shown.size > 0 || this.counted);
     return context;
+  }
+
+  /** Whether `context` must be made anew: the thread was read after it, or a result came
+   * that falls before the last one it holds. @param {Context} context */
+  outOfOrder(context) {
+    if (context.earlier !== this.earlier.length) return true;
+    const bound = context.last === null ? -Infinity : this.placeOf(context.last);
+    for (; !context.stale && context.scanned < this.results.length; context.scanned += 1) {
+      context.stale = this.placeOf(this.results[context.scanned]) < bound;
+    }
+    return context.stale;
+  }
+
+  /** Whether a look-ahead may bring the context up to date: appending costs only what came
+   * since; making it anew costs every entry, so a look-ahead does it only while all that was
+   * made anew stays under twice the entries the run holds (results out of their calls' order
+   * between answers cost linear work, not quadratic; the lookups then wait for the end). */
+  affordable() {
+    const context = this.contextOf;
+    return !context || !this.outOfOrder(context) || this.remade < 2 * (this.earlier.length + this.held);
+  }
+
+  /** The context of the ledger as it stands, made from nothing (records already checked
+   * stay so). @param {Map<unknown, boolean>} checked @returns {Context} */
+  madeAnew(checked) {
+    /** @type {Context} */
+    const context = { seen: new Map(), order: [], byRef: new Map(), blind: false, unsure: this.unsure(),
+      checked, named: new Map(), first: new Map(), results: 0, earlier: this.earlier.length, last: null,
+      scanned: this.results.length, stale: false };
+    for (const { entry } of this.earlier) {
+      const key = keyOf(entry);
+      if (!context.seen.has(key)) this.append({ entry, key, records: [], compact: false, earlier: true }, context);
+    }
+    for (const result of this.inModelOrder()) this.fold(result, context);
+    this.remade += this.earlier.length + this.held;
+    return context;
+  }
+
+  /** Add a result, which falls after every one `context` holds: its new entries go last, its
+   * records to their entries; what the context knew of their nodes is worked out anew.
+   * @param {Result} result @param {Context} context */
+  fold(result, context) {
+    for (const item of result.items) {
+      const key = keyOf(item.entry);
+      let known = context.seen.get(key);
+      if (!known) {
+        known = { entry: item.entry, key, records: [], compact: item.compact, earlier: false };
+        this.append(known, context);
+      } else {
+        known.compact = known.compact || item.compact;
+      }
+      if (item.record !== null) {
+        known.records.push({ record: item.record, capturedAt: result.capturedAt, source: result.source });
+      }
+      context.named.delete(item.entry.ref);
+      context.first.delete(item.entry.ref);
+    }
+    context.results += 1;
+    context.last = result;
+  }
+
+  /** An entry new to `context`, after every one it holds. @param {Seen} seen @param {Context} context */
+  append(seen, context) {
+    context.seen.set(seen.key, seen);
+    context.order.push(seen);
+    const same = context.byRef.get(seen.entry.ref);
+    if (same) same.push(seen);
+    else context.byRef.set(seen.entry.ref, [seen]);
   }
 
   /**
