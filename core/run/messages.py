@@ -8,10 +8,12 @@ __all__ = ["Messages"]
 class Messages:
     """Each message's text as it streams in, in the order the messages began."""
 
-    __slots__ = ("_muted", "_sent", "_texts")
+    __slots__ = ("_cuts", "_muted", "_sent", "_texts")
 
     def __init__(self) -> None:
         self._texts: dict[str, list[str]] = {}  # message id -> text parts
+        #: message id -> how many Reader results had arrived when it began (its first)
+        self._cuts: dict[str, int] = {}
         self._muted: set[str] = set()  # messages not to cite: other roles, cited upstream
         self._sent: set[str] = set()  # messages whose event was made
 
@@ -21,6 +23,15 @@ class Messages:
         if parts is None:
             parts = self._texts[message_id] = []
         return parts
+
+    def began(self, message_id: str, cut: int) -> None:
+        """The message began when `cut` Reader results had arrived (its first start counts:
+        what arrived while it streams, its model was not shown)."""
+        self._cuts.setdefault(message_id, cut)
+
+    def cut(self, message_id: str) -> int | None:
+        """How many Reader results had arrived when the message began (None: not known)."""
+        return self._cuts.get(message_id)
 
     def text(self, message_id: str) -> str:
         """The whole text of a message so far (its parts are joined once, in place)."""
@@ -42,6 +53,8 @@ class Messages:
         """The message `old` is now `new` (a snapshot renamed it): its text, its place
         and whether it is muted or cited go with it. `new` must hold no text."""
         self._texts = {new if mid == old else mid: parts for mid, parts in self._texts.items()}
+        if old in self._cuts:
+            self._cuts[new] = self._cuts.pop(old)
         for ids in (self._muted, self._sent):
             if old in ids:
                 ids.discard(old)
