@@ -20,14 +20,18 @@ const OWN_THREAD = "the agent reads a thread of its own (a Mastra agent with mem
 /**
  * @typedef {{ ref: string, span: [number, number] | null }} Entry
  * @typedef {{ record: any, capturedAt: Date, source: string }} Held
- * @typedef {{ entry: Entry, key: string, records: Held[], compact: boolean, earlier: boolean }} Seen
+ * @typedef {{ entry: Entry, key: string, records: Held[], compact: boolean, earlier: boolean,
+ *   arrival: number }} Seen the arrival: how many results had arrived before the first that
+ *   holds it (-1: the thread's)
  * @typedef {{ entry: Entry, record: any | null, compact: boolean }} Item
  * @typedef {{ callId: string | null, arrival: number, capturedAt: Date, source: string, items: Item[] }} Result
  * @typedef {{ record: any, capturedAt: Date, span: [number, number] | null }} Found
  * @typedef {{ record: any, marker: string | null, capturedAt: Date }} Citation
  * @typedef {{ seen: Map<string, Seen>, order: Seen[], byRef: Map<string, Seen[]>, blind: boolean,
  *   unsure: Set<string>, checked: Map<unknown, boolean>, named: Map<string, Seen>,
- *   first: Map<string, Found | null> }} Context
+ *   first: Map<string, Found | null>, reach: number[], threadReach: number }} Context
+ *   reach: for the first k results in the model's order, how many entries they and the thread
+ *   hold, or -1 where a result that arrived later than the first k comes among them
  */
 
 /** @param {Entry} entry */
@@ -71,6 +75,8 @@ export class CitationRun {
     this.threadReading = null;
     /** @type {Map<string, string>} message id -> its text, in the order their text began */
     this.texts = new Map();
+    /** @type {Map<string, number>} message id -> how many results had arrived when it began */
+    this.cuts = new Map();
     /** @type {Set<string>} messages not to cite: other roles, cited upstream, left out */
     this.muted = new Set();
     /** @type {Set<string>} messages whose event was made */
@@ -287,11 +293,21 @@ export class CitationRun {
   opened(id, role) {
     if (role !== "assistant") this.muted.add(id);
     this.open.add(id);
+    this.began(id);
+  }
+
+  /** The message began: its markers name only what its model had been shown by now (its
+   * first start counts: what arrives while it streams, its model was not shown).
+   * @param {string} id */
+  began(id) {
+    if (!this.cuts.has(id)) this.cuts.set(id, this.results.length);
   }
 
   /** @param {string} id @param {string} delta */
   text(id, delta) {
-    if (delta) this.texts.set(id, (this.texts.get(id) ?? "") + delta);
+    if (!delta) return;
+    this.texts.set(id, (this.texts.get(id) ?? "") + delta);
+    this.began(id);
   }
 
   /** @param {string} id */
@@ -306,7 +322,8 @@ export class CitationRun {
     const text = this.texts.get(id);
     if (!text) return;
     const context = this.context();
-    this.lookups.start(this.toLookUp(this.mentioned(text, context, false), context))?.catch(() => {});
+    const first = this.mentioned(text, context, false, this.cuts.get(id));
+    this.lookups.start(this.toLookUp(first, context))?.catch(() => {});
   }
 
   /** @param {string} id */
@@ -401,6 +418,8 @@ export class CitationRun {
    * go with it. @param {string} old @param {string} renamed */
   rename(old, renamed) {
     this.texts = new Map([...this.texts].map(([id, text]) => [id === old ? renamed : id, text]));
+    const cut = this.cuts.get(old);
+    if (cut !== undefined && this.cuts.delete(old)) this.cuts.set(renamed, cut);
     for (const ids of [this.muted, this.sent]) {
       if (ids.delete(old)) ids.add(renamed);
     }
@@ -416,24 +435,33 @@ export class CitationRun {
     const seen = new Map();
     for (const { entry } of this.earlier) {
       const key = keyOf(entry);
-      if (!seen.has(key)) seen.set(key, { entry, key, records: [], compact: false, earlier: true });
+      if (!seen.has(key)) seen.set(key, { entry, key, records: [], compact: false, earlier: true, arrival: -1 });
     }
+    const threadReach = seen.size;
+    /** @type {number[]} */
+    const reach = [];
+    let latest = -1;
     for (const result of this.inModelOrder()) {
       for (const item of result.items) {
         const key = keyOf(item.entry);
         let known = seen.get(key);
         if (!known) {
-          known = { entry: item.entry, key, records: [], compact: item.compact, earlier: false };
+          known = { entry: item.entry, key, records: [], compact: item.compact, earlier: false,
+            arrival: result.arrival };
           seen.set(key, known);
         } else {
           known.compact = known.compact || item.compact;
+          if (!known.earlier && result.arrival < known.arrival) known.arrival = result.arrival;
         }
         if (item.record !== null) {
           known.records.push({ record: item.record, capturedAt: result.capturedAt, source: result.source });
         }
       }
+      latest = Math.max(latest, result.arrival);
+      // the first k results in the model's order are the first k that arrived
+      reach.push(latest === reach.length ? seen.size : -1);
     }
-    return seen;
+    return { seen, reach, threadReach };
   }
 
   inModelOrder() {
@@ -479,7 +507,7 @@ export class CitationRun {
     for (const id of ids) {
       const text = this.texts.get(id) ?? "";
       if (this.made.get(id)?.text === text) continue;
-      const first = this.mentioned(text, context, true);
+      const first = this.mentioned(text, context, true, this.cuts.get(id));
       wanted.push([id, first]);
       refs.push(...this.toLookUp(first, context));
     }
@@ -505,7 +533,7 @@ export class CitationRun {
   context() {
     const version = [this.results.length, this.earlier.length, this.calls.size, this.threadRead, this.counted].join();
     if (this.contextOf?.version === version) return this.contextOf.context;
-    const seen = this.entries();
+    const { seen, reach, threadReach } = this.entries();
     const order = [...seen.values()];
     /** @type {Map<string, Seen[]>} */
     const byRef = new Map();
@@ -516,30 +544,36 @@ export class CitationRun {
     }
     const blind = !this.threadRead || !(this.shown.size > 0 || this.counted);
     const context = { seen, order, byRef, blind, unsure: this.unsure(), checked: new Map(),
-      named: new Map(), first: new Map() };
+      named: new Map(), first: new Map(), reach, threadReach };
     this.contextOf = { version, context };
     return context;
   }
 
   /**
    * The entries `text` names, in order of first mention, each with its marker (null: named
-   * by its versioned ref).
+   * by its versioned ref). Its markers name only what its model had been shown when it began,
+   * `cut` results in (undefined: all); a versioned ref names its node by itself.
    * @param {string} text @param {Context} context @param {boolean} report
-   * @returns {Map<string, { seen: Seen, marker: string | null }>}
+   * @param {number} [cut] @returns {Map<string, { seen: Seen, marker: string | null }>}
    */
-  mentioned(text, context, report) {
+  mentioned(text, context, report, cut) {
     /** @type {Array<{ start: number, ref: string, seen: Seen, marker: string | null }>} */
     const mentions = [];
     for (const [start, ref] of findRefs(text, context.byRef)) {
       mentions.push({ start, ref, seen: this.named(ref, context), marker: null });
     }
+    const reach = this.reach(context, cut);
+    if (reach === null && !context.blind && report) {
+      log.warn("left out the default markers of an answer that began while a Reader call issued " +
+        "before it had no result: which sources its model had counted is not known");
+    }
     if (!context.blind) {
       /** @type {Set<string>} */
       const unsureMarkers = new Set();
-      const knows = (/** @type {number} */ number) => this.knownEntry(number, context) !== null;
+      const knows = (/** @type {number} */ number) => this.knownEntry(number, context, reach) !== null;
       for (const { start, marker, numbers } of markersIn(text, knows)) {
         for (const number of numbers) {
-          const entry = this.entryOfNumber(number, context);
+          const entry = this.entryOfNumber(number, context, reach);
           if (!entry) {
             log.debug(`left out ${number} of ${marker}: it names no source of this run`);
             continue;
@@ -569,10 +603,24 @@ export class CitationRun {
     return first;
   }
 
+  /** How many entries the model had been shown when `cut` results had arrived (undefined:
+   * all): the thread's and theirs; null if a result that arrived later comes before one of
+   * them in the model's order (which sources it counted is not known), unless the model was
+   * shown markers, which name their entries themselves. @param {Context} context
+   * @param {number} [cut] @returns {{ count: number | null, cut: number } | null} */
+  reach(context, cut) {
+    const all = context.reach.length;
+    if (cut === undefined || cut >= all) return { count: context.order.length, cut: Infinity };
+    const count = cut <= 0 ? context.threadReach : context.reach[cut - 1];
+    if (count >= 0) return { count, cut };
+    return this.shown.size ? { count: null, cut } : null;
+  }
+
   /** The entry the number n names, if the run holds it and knows which source it is.
-   * @param {number} number @param {Context} context @returns {Entry | null} */
-  knownEntry(number, context) {
-    const entry = this.entryOfNumber(number, context);
+   * @param {number} number @param {Context} context
+   * @param {ReturnType<CitationRun["reach"]>} reach @returns {Entry | null} */
+  knownEntry(number, context, reach) {
+    const entry = this.entryOfNumber(number, context, reach);
     return entry && !this.isUnsure(entry, number, context) ? entry : null;
   }
 
@@ -584,12 +632,20 @@ export class CitationRun {
     return context.unsure.has(key) && this.shown.get(key) !== `[${number}]`;
   }
 
-  /** The entry the number n names, if the run holds it: what the marker table gives `[n]`
-   * (the numbers the model was shown, else the n-th entry in the model's order).
-   * @param {number} number @param {Context} context @returns {Entry | null} */
-  entryOfNumber(number, context) {
-    if (this.shown.size) return this.byMarker.get(`[${number}]`) ?? null;
-    return number <= context.order.length ? context.order[number - 1].entry : null;
+  /** The entry the number n names, if the run holds it and the model had been shown it by
+   * `reach` (null: none is known): what the marker table gives `[n]` (the numbers the model
+   * was shown, else the n-th entry in the model's order).
+   * @param {number} number @param {Context} context
+   * @param {ReturnType<CitationRun["reach"]>} reach @returns {Entry | null} */
+  entryOfNumber(number, context, reach) {
+    if (reach === null) return null;
+    if (this.shown.size) {
+      const entry = this.byMarker.get(`[${number}]`);
+      const seen = entry ? context.seen.get(keyOf(entry)) : undefined;
+      return entry && seen && seen.arrival < reach.cut ? entry : null;
+    }
+    const count = /** @type {number} */ (reach.count);
+    return number <= count ? context.order[number - 1].entry : null;
   }
 
   /** The entry a versioned ref cites: the node's first entry with a valid whole-node record,
