@@ -178,8 +178,10 @@ class CitationRun:
         """Append streamed text to an assistant message (one not begun begins now)."""
         if delta.__class__ is not str:
             raise TypeError(f"a text delta must be a str, not {type(delta).__name__}")
-        self.messages.parts(message_id).append(delta)
-        self.messages.began(message_id, self._ledger.arrived)
+        parts = self.messages.parts(message_id)
+        if not parts:
+            self.messages.began(message_id, self._ledger.arrived)
+        parts.append(delta)
 
     def rename(self, old: str, new: str) -> None:
         """The client now holds the message `old` as `new`: its event names `new`."""

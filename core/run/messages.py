@@ -12,8 +12,9 @@ class Messages:
 
     def __init__(self) -> None:
         self._texts: dict[str, list[str]] = {}  # message id -> text parts
-        #: message id -> how many Reader results had arrived when it began (its first)
-        self._cuts: dict[str, int] = {}
+        #: message id -> where each stretch of its text begins and how many Reader results
+        #: had arrived when it (re)opened there
+        self._cuts: dict[str, list[tuple[int, int]]] = {}
         self._muted: set[str] = set()  # messages not to cite: other roles, cited upstream
         self._sent: set[str] = set()  # messages whose event was made
 
@@ -25,13 +26,18 @@ class Messages:
         return parts
 
     def began(self, message_id: str, cut: int) -> None:
-        """The message began when `cut` Reader results had arrived (its first start counts:
-        what arrived while it streams, its model was not shown)."""
-        self._cuts.setdefault(message_id, cut)
+        """The message (re)opened when `cut` Reader results had arrived: its text from here
+        on was written with those shown (what arrives while it streams, it was not)."""
+        stretches = self._cuts.get(message_id)
+        if stretches is None:
+            self._cuts[message_id] = [(0, cut)]
+        elif stretches[-1][1] != cut:
+            stretches.append((len(self.text(message_id)), cut))
 
-    def cut(self, message_id: str) -> int | None:
-        """How many Reader results had arrived when the message began (None: not known)."""
-        return self._cuts.get(message_id)
+    def cuts(self, message_id: str) -> list[tuple[int, int]]:
+        """Where each stretch of the message's text begins and how many Reader results had
+        arrived when it did, in order (empty: not known)."""
+        return self._cuts.get(message_id, [])
 
     def text(self, message_id: str) -> str:
         """The whole text of a message so far (its parts are joined once, in place)."""

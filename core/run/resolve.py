@@ -1,13 +1,15 @@
 """Resolution: the entries an answer cites, in order of first mention, and their records.
 
 An answer's markers name only what its model had been shown when it began: the thread's
-entries and the results that had arrived by then (its `cut`, `MarkerTable`). A versioned
-ref names its node by itself: it is cited if the Reader returned the node in this run."""
+entries and the results that had arrived by then (its `cut`, `MarkerTable`); text of a
+message reopened later, what had arrived when it reopened. A versioned ref names its node
+by itself: it is cited if the Reader returned the node in this run."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from bisect import bisect_right
+from collections.abc import Callable, Sequence
 
 from ..records.entry import Entry
 from ..records.event import Citation
@@ -47,11 +49,14 @@ class Resolver:
         first, nodes = self._mentioned(text)
         self._lookups.start(self._to_look_up(first, nodes))
 
-    async def citations(self, text: str, cut: int | None = None) -> list[Citation]:
-        """The citations of `text`, an answer begun when `cut` results had arrived (None:
-        all): one per node and span it names, in order of first mention, each with the
-        record the run holds for it (left out if it has none)."""
-        first, nodes = self._mentioned(text, cut, report=True)
+    async def citations(
+        self, text: str, stretches: Sequence[tuple[int, int]] = ()
+    ) -> list[Citation]:
+        """The citations of `text`, an answer whose `stretches` each began (at its offset)
+        when so many results had arrived (none: after all of them): one per node and span
+        it names, in order of first mention, each with the record the run holds for it
+        (left out if it has none)."""
+        first, nodes = self._mentioned(text, stretches, report=True)
         await self._lookups.look_up(self._to_look_up(first, nodes))
         citations: list[Citation] = []
         by_key: dict[tuple[str, tuple[int, int] | None], Citation] = {}
@@ -70,14 +75,18 @@ class Resolver:
         return citations
 
     def _mentioned(
-        self, text: str, cut: int | None = None, *, report: bool = False
+        self, text: str, stretches: Sequence[tuple[int, int]] = (), *, report: bool = False
     ) -> tuple[dict[Entry, tuple[Seen, str | None]], _Nodes]:
         """The entries `text` names, in order of first mention, each with what the run
-        holds of it and its marker (None: named by ref), and the run's entries by node.
+        holds of it and its marker (None: named by ref), and the run's entries by node; a
+        marker in a stretch of `stretches` names an entry only if its table holds it.
         `report`: log each marker left out because its source depends on an order no one
         knows (a plugin finding references is given only the markers whose source is
         known)."""
-        table, nodes = self._tables(cut)
+        table, nodes = self._tables(stretches[-1][1] if stretches else None)
+        #: where each stretch but the first begins, and the tables of all but the last
+        starts = [start for start, _ in stretches[1:]]
+        earlier = [self._tables(cut)[0] for _, cut in stretches[:-1]]
         first: dict[Entry, tuple[Seen, str | None]] = {}  # in order of first mention
         if report and table.order_unknown:
             logger.warning(
@@ -103,6 +112,13 @@ class Resolver:
             marker = as_marker(mention.marker)
             key = as_marker(mention.key) or marker  # `[1]` for `[1, 2]`
             entry = table.entry(key) if key is not None else None
+            stretch = bisect_right(starts, mention.start)
+            if (
+                entry is not None
+                and stretch < len(earlier)
+                and earlier[stretch].entry(key or "") != entry
+            ):
+                continue  # written before its source arrived: it names none
             seen = self._ledger.seen(entry) if entry is not None else None
             if seen is None or entry is None or entry.ref != mention.ref:
                 seen = nodes.named(mention.ref)

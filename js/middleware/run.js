@@ -75,7 +75,8 @@ export class CitationRun {
     this.threadReading = null;
     /** @type {Map<string, string>} message id -> its text, in the order their text began */
     this.texts = new Map();
-    /** @type {Map<string, number>} message id -> how many results had arrived when it began */
+    /** @type {Map<string, Array<[number, number]>>} message id -> where each stretch of its
+     * text begins and how many results had arrived when it (re)opened there */
     this.cuts = new Map();
     /** @type {Set<string>} messages not to cite: other roles, cited upstream, left out */
     this.muted = new Set();
@@ -293,21 +294,18 @@ export class CitationRun {
   opened(id, role) {
     if (role !== "assistant") this.muted.add(id);
     this.open.add(id);
-    this.began(id);
-  }
-
-  /** The message began: its markers name only what its model had been shown by now (its
-   * first start counts: what arrives while it streams, its model was not shown).
-   * @param {string} id */
-  began(id) {
-    if (!this.cuts.has(id)) this.cuts.set(id, this.results.length);
+    const stretches = this.cuts.get(id);
+    const cut = this.results.length;
+    if (!stretches) this.cuts.set(id, [[0, cut]]);
+    else if (stretches[stretches.length - 1][1] !== cut) stretches.push([this.texts.get(id)?.length ?? 0, cut]);
   }
 
   /** @param {string} id @param {string} delta */
   text(id, delta) {
     if (!delta) return;
+    // its text from where it (re)opened was written with the results shown by then
+    if (!this.cuts.has(id)) this.cuts.set(id, [[0, this.results.length]]);
     this.texts.set(id, (this.texts.get(id) ?? "") + delta);
-    this.began(id);
   }
 
   /** @param {string} id */
@@ -551,18 +549,33 @@ export class CitationRun {
 
   /**
    * The entries `text` names, in order of first mention, each with its marker (null: named
-   * by its versioned ref). Its markers name only what its model had been shown when it began,
-   * `cut` results in (undefined: all); a versioned ref names its node by itself.
+   * by its versioned ref). A marker names only what its model had been shown when its stretch
+   * of `stretches` began (where it begins, how many results had arrived; none: all had); a
+   * versioned ref names its node by itself.
    * @param {string} text @param {Context} context @param {boolean} report
-   * @param {number} [cut] @returns {Map<string, { seen: Seen, marker: string | null }>}
+   * @param {Array<[number, number]>} [stretches]
+   * @returns {Map<string, { seen: Seen, marker: string | null }>}
    */
-  mentioned(text, context, report, cut) {
+  mentioned(text, context, report, stretches = []) {
     /** @type {Array<{ start: number, ref: string, seen: Seen, marker: string | null }>} */
     const mentions = [];
     for (const [start, ref] of findRefs(text, context.byRef)) {
       mentions.push({ start, ref, seen: this.named(ref, context), marker: null });
     }
-    const reach = this.reach(context, cut);
+    const reach = this.reach(context, stretches[stretches.length - 1]?.[1]);
+    const earlier = stretches.slice(0, -1).map(([, cut]) => this.reach(context, cut));
+    /** The reach of the stretch a marker at `start` stands in, if it is not the last.
+     * @param {number} start */
+    const stretchAt = (start) => {
+      let low = 0;
+      let high = stretches.length - 1; // the last stretch beginning at or before `start`
+      while (low < high) {
+        const middle = (low + high + 1) >> 1;
+        if (stretches[middle][0] <= start) low = middle;
+        else high = middle - 1;
+      }
+      return low < earlier.length ? earlier[low] : undefined;
+    };
     if (reach === null && !context.blind && report) {
       log.warn("left out the default markers of an answer that began while a Reader call issued " +
         "before it had no result: which sources its model had counted is not known");
@@ -574,8 +587,10 @@ export class CitationRun {
       for (const { start, marker, numbers } of markersIn(text, knows)) {
         for (const number of numbers) {
           const entry = this.entryOfNumber(number, context, reach);
-          if (!entry) {
-            log.debug(`left out ${number} of ${marker}: it names no source of this run`);
+          const stretch = stretchAt(start);
+          const own = stretch === undefined ? entry : this.entryOfNumber(number, context, stretch);
+          if (!entry || !own || keyOf(own) !== keyOf(entry)) {
+            log.debug(`left out ${number} of ${marker}: it names no source shown before it`);
             continue;
           }
           if (this.isUnsure(entry, number, context)) {

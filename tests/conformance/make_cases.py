@@ -399,6 +399,22 @@ def stream_rules() -> list[dict[str, Any]]:
                 answer("m1", "Per [1] and [2]."),
             ),
         ),
+        case(
+            "a chunked answer reopened after its sources arrived",
+            "Text of a message reopened under its id numbers over what had arrived when it "
+            "reopened; its earlier text, over what had arrived when it began: [2] before "
+            "the search names nothing, [1] after it names a.md.",
+            run(
+                {
+                    "type": "TEXT_MESSAGE_CHUNK",
+                    "messageId": "m0",
+                    "role": "assistant",
+                    "delta": "Per [2]",
+                },
+                call("c1", search(A, B)),
+                {"type": "TEXT_MESSAGE_CHUNK", "messageId": "m0", "delta": " and [1]."},
+            ),
+        ),
     ]
 
 

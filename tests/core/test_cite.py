@@ -159,8 +159,17 @@ async def test_a_message_reopened_with_the_same_id_gets_one_event_after_its_last
     assert types(stream).count("CUSTOM:moca.citations") == 1
     assert types(stream).index("CUSTOM:moca.citations") == len(stream) - 2
     [value] = citation_events(stream)
-    # It began before any source arrived: its [2] names none; its ref names its node.
-    assert value["citations"] == [{"record": A}]
+    assert value["citations"] == [{"record": A}, {"marker": "[2]", "record": B}]
+
+
+async def test_a_marker_of_a_reopened_message_names_only_what_had_arrived_when_its_part_began():
+    events = run(
+        message("m1", "Per [2]"),
+        tool_call("c1", "moca_search", {"query": "q", "results": [A, B]}),
+        message("m1", " and [1]."),
+    )
+    [value] = citation_events(await cited(events, grammar=False))
+    assert value["citations"] == [{"marker": "[1]", "record": A}]
 
 
 async def test_chunk_streams_are_aggregated_by_message_id():
