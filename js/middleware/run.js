@@ -303,9 +303,10 @@ export class CitationRun {
   /** @param {string} id @param {string} delta */
   text(id, delta) {
     if (!delta) return;
-    // its text from where it (re)opened was written with the results shown by then
-    if (!this.cuts.has(id)) this.cuts.set(id, [[0, this.results.length]]);
-    this.texts.set(id, (this.texts.get(id) ?? "") + delta);
+    const had = this.texts.get(id);
+    // text of a message never opened (a snapshot's) was written with the results shown by now
+    if (had === undefined && !this.cuts.has(id)) this.cuts.set(id, [[0, this.results.length]]);
+    this.texts.set(id, (had ?? "") + delta);
   }
 
   /** @param {string} id */
