@@ -170,11 +170,18 @@ class CitationRun:
         run = self._ending.run_after(self, tool_name)
         return result if run is None else run.numbered(tool_name, result)
 
+    def began(self, message_id: str) -> None:
+        """A message began: it names only what its model had been shown by now."""
+        self.messages.began(message_id, self._ledger.arrived)
+
     def add_text(self, message_id: str, delta: str) -> None:
-        """Append streamed text to an assistant message."""
+        """Append streamed text to an assistant message (one not begun begins now)."""
         if delta.__class__ is not str:
             raise TypeError(f"a text delta must be a str, not {type(delta).__name__}")
-        self.messages.parts(message_id).append(delta)
+        parts = self.messages.parts(message_id)
+        if not parts:
+            self.messages.began(message_id, self._ledger.arrived)
+        parts.append(delta)
 
     def rename(self, old: str, new: str) -> None:
         """The client now holds the message `old` as `new`: its event names `new`."""

@@ -109,7 +109,7 @@ class Events:
         if not text.strip():
             return None
         try:
-            citations = await self._resolver.citations(text)
+            citations = await self._resolver.citations(text, self._messages.cuts(message_id))
             return citations_event(
                 message_id,
                 citations,

@@ -52,6 +52,9 @@ class Seen:
     captured_at: datetime  # when the model was first shown the entry
     compact: bool  # named by a compact result: `lookup` may find its record
     earlier: bool = False  # read in an earlier turn: `lookup` may find its record
+    #: How many of this run's results had arrived before the first that holds it (-1:
+    #: the thread's): an answer that began before then was written without it.
+    arrival: int = -1
 
 
 #: One item of a result: its entry, its record (unchecked; None: a compact result, or a
@@ -83,14 +86,17 @@ class Ledger:
         "_earlier",
         "_folded",
         "_folded_version",
+        "_latest",
         "_lock",
         "_longest",
         "_markers",
         "_order",
+        "_reach",
         "_read",
         "_rebuild",
         "_results",
         "_seen",
+        "_thread_reach",
         "_thread_unknown",
         "_turn",
         "_turns",
@@ -113,6 +119,11 @@ class Ledger:
         self._order: list[Seen] = []
         self._by_ref: dict[str, list[Seen]] = {}
         self._folded: list[_Result] = []
+        #: For the first k `_folded` results: how many entries they and the thread hold,
+        #: or -1 where a result that arrived later than the first k comes among them.
+        self._reach: list[int] = []
+        self._latest = -1  # the latest arrival among the `_folded` results
+        self._thread_reach = 0  # how many entries the thread holds
         self._longest = 0  # the length of the longest ref in `_by_ref`
         self._folded_version = 0
         self._rebuild = False  # an earlier turn came after this run's results: fold anew
@@ -214,6 +225,7 @@ class Ledger:
             self.version += 1
             if in_place:
                 self._folded_version = self.version
+                self._thread_reach = len(self._order)
 
     @property
     def has_earlier(self) -> bool:
@@ -229,6 +241,29 @@ class Ledger:
                 arrival = len(self._results)
                 self._results.append(_Result(call_id, arrival, captured_at, source, items))
                 self.version += 1
+
+    @property
+    def arrived(self) -> int:
+        """How many of this run's results holding entries have arrived (an answer's cut)."""
+        return len(self._results)
+
+    def reach(self, cut: int) -> int | None:
+        """How many entries, in the model's order, the model had been shown when the first
+        `cut` results had arrived: the thread's and theirs; None if a result that arrived
+        later comes before one of them in the model's order (what it numbered is not known)."""
+        self.entries()
+        if cut >= len(self._folded):
+            return len(self._order)
+        if cut <= 0:
+            return self._thread_reach
+        reach = self._reach[cut - 1]
+        return reach if reach >= 0 else None
+
+    @staticmethod
+    def shown_before(seen: Seen, cut: int | None) -> bool:
+        """Whether the model had been shown `seen` when the first `cut` results had arrived
+        (None: by the run's end)."""
+        return cut is None or seen.arrival < cut
 
     def entries(self) -> list[Seen]:
         """Every entry once, in the model's order, with the records of all its copies (a
@@ -260,23 +295,33 @@ class Ledger:
         folded = self._folded
         if self._rebuild or results[: len(folded)] != folded:
             self._seen, self._order, self._by_ref, folded = {}, [], {}, []
+            self._reach, self._latest = [], -1
             self._longest = 0
             self._rebuild = False
             now = datetime.now(UTC)
             for entry in self._earlier:
                 if entry not in self._seen:
                     self._append(Seen(entry, [], now, False, earlier=True))
+            self._thread_reach = len(self._order)
         seen = self._seen
+        reach = self._reach
+        latest = self._latest
         for result in results[len(folded) :]:
             for entry, record, compact in result.items:
                 known = seen.get(entry)
                 if known is None:
-                    known = Seen(entry, [], result.captured_at, compact)
+                    known = Seen(entry, [], result.captured_at, compact, arrival=result.arrival)
                     self._append(known)
                 else:
                     known.compact = known.compact or compact
+                    if not known.earlier and result.arrival < known.arrival:
+                        known.arrival = result.arrival
                 if record is not None:
                     known.records.append((record, result.captured_at, result.source))
+            latest = max(latest, result.arrival)
+            # the first k results in the model's order are the first k that arrived
+            reach.append(len(self._order) if latest == len(reach) else -1)
+        self._latest = latest
         self._folded = results
         self._folded_version = version
 

@@ -5,9 +5,15 @@ the n-th entry in the model's order) is read marker by marker from the ledger, s
 costs nothing to keep as results arrive. A plugin's table (`moca_marker_table`) is asked
 with every entry, once for each state of the ledger.
 
+A table is one answer's: it holds only the entries the model had been shown when the
+answer began (the thread's, and the results that had arrived by then: its `cut`); a
+source that arrived later is no marker's, whatever the marker's number.
+
 A thread not read whole, or a result of this run not read (while the model was shown no
 marker, for the built-in table; in any case, for a plugin's), leaves the numbers the
-model counted unknown: the table is then empty.
+model counted unknown: the table is then empty. So does a result that arrived after the
+answer began but comes before one that arrived earlier in the model's order, for the
+default numbers (no one knows which sources the model had counted).
 """
 
 from __future__ import annotations
@@ -29,23 +35,44 @@ class MarkerTable:
     (`unsure`: an entry of `Ledger.unsure` not shown beside that marker). A marker naming
     an entry the run does not hold names nothing."""
 
-    __slots__ = ("_blind", "_ledger", "_plugin", "_unsettled", "known", "unsure")
+    __slots__ = (
+        "_blind",
+        "_cut",
+        "_ledger",
+        "_plugin",
+        "_reach",
+        "_unsettled",
+        "known",
+        "order_unknown",
+        "unsure",
+    )
 
-    def __init__(self, ledger: Ledger, hooks: Hooks) -> None:
+    def __init__(self, ledger: Ledger, hooks: Hooks, cut: int | None = None) -> None:
         self._ledger = ledger
+        self._cut = cut  # the results that had arrived when the answer began (None: all)
         builtin = hooks.builtin_marker_table
+        #: How many entries in the model's order the default numbers count over (None:
+        #: not known, `Ledger.reach`).
+        self._reach = reach = len(ledger.entries()) if cut is None else ledger.reach(cut)
         #: No number the model counted is known (a thread or a result not read). Shown
         #: markers stand for a result not read only in the built-in table, which they
         #: are; a plugin's table may number by order, which that result leaves unknown.
         shown = builtin and ledger.shows_markers
         self._blind = not ledger.thread_read or not (shown or ledger.counted)
+        #: Whether the numbers the model counted are unknown only because of when results
+        #: arrived (`Ledger.reach`): markers that are no shown ones are left out.
+        self.order_unknown = reach is None and not self._blind and not shown
         self._unsettled = ledger.unsure()
         self._plugin: dict[str, Entry] | None = None
         if not builtin and not self._blind:
-            entries = [s.entry for s in ledger.entries()]
+            self._blind = reach is None
+            entries = [s.entry for s in ledger.entries()[: reach or 0]]
+            visible = set(entries)
             self._plugin = {
                 marker: entry
-                for marker, entry in hooks.marker_table(entries, ledger.shown()).items()
+                for marker, entry in hooks.marker_table(
+                    entries, {e: m for e, m in ledger.shown().items() if e in visible}
+                ).items()
                 if isinstance(entry, Entry)
             }
         #: marker -> ref, of the markers whose entry is known, and of those unsure
@@ -67,10 +94,11 @@ class MarkerTable:
         elif ledger.shows_markers:  # the numbers the model read beside each result
             entry = ledger.shown_as(marker)
         else:
-            order = ledger.entries()
+            order, reach = ledger.entries(), self._reach or 0
             number = marker_number(marker)
-            entry = order[number - 1].entry if number is not None and number <= len(order) else None
-        return entry if entry is not None and ledger.seen(entry) is not None else None
+            entry = order[number - 1].entry if number is not None and number <= reach else None
+        seen = ledger.seen(entry) if entry is not None else None
+        return entry if seen is not None and ledger.shown_before(seen, self._cut) else None
 
     def _sure(self, marker: str, entry: Entry) -> bool:
         return entry not in self._unsettled or self._ledger.marker_of(entry) == marker
@@ -88,7 +116,7 @@ class MarkerTable:
                     once.add(marker)
                     yield marker
         else:
-            yield from (canonical(n) for n in range(1, len(self._ledger.entries()) + 1))
+            yield from (canonical(n) for n in range(1, (self._reach or 0) + 1))
 
 
 class _Refs(Mapping[str, str]):

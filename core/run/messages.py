@@ -8,10 +8,13 @@ __all__ = ["Messages"]
 class Messages:
     """Each message's text as it streams in, in the order the messages began."""
 
-    __slots__ = ("_muted", "_sent", "_texts")
+    __slots__ = ("_cuts", "_muted", "_sent", "_texts")
 
     def __init__(self) -> None:
         self._texts: dict[str, list[str]] = {}  # message id -> text parts
+        #: message id -> where each stretch of its text begins and how many Reader results
+        #: had arrived when it (re)opened there
+        self._cuts: dict[str, list[tuple[int, int]]] = {}
         self._muted: set[str] = set()  # messages not to cite: other roles, cited upstream
         self._sent: set[str] = set()  # messages whose event was made
 
@@ -21,6 +24,20 @@ class Messages:
         if parts is None:
             parts = self._texts[message_id] = []
         return parts
+
+    def began(self, message_id: str, cut: int) -> None:
+        """The message (re)opened when `cut` Reader results had arrived: its text from here
+        on was written with those shown (what arrives while it streams, it was not)."""
+        stretches = self._cuts.get(message_id)
+        if stretches is None:
+            self._cuts[message_id] = [(0, cut)]
+        elif stretches[-1][1] != cut:
+            stretches.append((len(self.text(message_id)), cut))
+
+    def cuts(self, message_id: str) -> list[tuple[int, int]]:
+        """Where each stretch of the message's text begins and how many Reader results had
+        arrived when it did, in order (empty: not known)."""
+        return self._cuts.get(message_id, [])
 
     def text(self, message_id: str) -> str:
         """The whole text of a message so far (its parts are joined once, in place)."""
@@ -42,6 +59,8 @@ class Messages:
         """The message `old` is now `new` (a snapshot renamed it): its text, its place
         and whether it is muted or cited go with it. `new` must hold no text."""
         self._texts = {new if mid == old else mid: parts for mid, parts in self._texts.items()}
+        if old in self._cuts:
+            self._cuts[new] = self._cuts.pop(old)
         for ids in (self._muted, self._sent):
             if old in ids:
                 ids.discard(old)

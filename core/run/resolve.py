@@ -1,9 +1,15 @@
-"""Resolution: the entries an answer cites, in order of first mention, and their records."""
+"""Resolution: the entries an answer cites, in order of first mention, and their records.
+
+An answer's markers name only what its model had been shown when it began: the thread's
+entries and the results that had arrived by then (its `cut`, `MarkerTable`); text of a
+message reopened later, what had arrived when it reopened. A versioned ref names its node
+by itself: it is cited if the Reader returned the node in this run."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from bisect import bisect_right
+from collections.abc import Callable, Sequence
 
 from ..records.entry import Entry
 from ..records.event import Citation
@@ -33,7 +39,9 @@ class Resolver:
         self._checks = checks
         self._lookups = lookups
         self._intake = intake
-        self._tables_at: tuple[int, MarkerTable, _Nodes] | None = None
+        #: the ledger version the tables are of, its entries by node, its marker table
+        #: by the answers' cut (what the answers had been shown)
+        self._tables_at: tuple[int, _Nodes, dict[int | None, MarkerTable]] | None = None
 
     def prefetch(self, text: str) -> None:
         """Start the lookups `text` (a part of an answer still streaming) will need: for
@@ -41,10 +49,14 @@ class Resolver:
         first, nodes = self._mentioned(text)
         self._lookups.start(self._to_look_up(first, nodes))
 
-    async def citations(self, text: str) -> list[Citation]:
-        """The citations of `text`: one per node and span it names, in order of first
-        mention, each with the record the run holds for it (left out if it has none)."""
-        first, nodes = self._mentioned(text, report=True)
+    async def citations(
+        self, text: str, stretches: Sequence[tuple[int, int]] = ()
+    ) -> list[Citation]:
+        """The citations of `text`, an answer whose `stretches` each began (at its offset)
+        when so many results had arrived (none: after all of them): one per node and span
+        it names, in order of first mention, each with the record the run holds for it
+        (left out if it has none)."""
+        first, nodes = self._mentioned(text, stretches, report=True)
         await self._lookups.look_up(self._to_look_up(first, nodes))
         citations: list[Citation] = []
         by_key: dict[tuple[str, tuple[int, int] | None], Citation] = {}
@@ -63,15 +75,25 @@ class Resolver:
         return citations
 
     def _mentioned(
-        self, text: str, *, report: bool = False
+        self, text: str, stretches: Sequence[tuple[int, int]] = (), *, report: bool = False
     ) -> tuple[dict[Entry, tuple[Seen, str | None]], _Nodes]:
         """The entries `text` names, in order of first mention, each with what the run
-        holds of it and its marker (None: named by ref), and the run's entries by node.
+        holds of it and its marker (None: named by ref), and the run's entries by node; a
+        marker in a stretch of `stretches` names an entry only if its table holds it.
         `report`: log each marker left out because its source depends on an order no one
         knows (a plugin finding references is given only the markers whose source is
         known)."""
-        table, nodes = self._tables()
+        table, nodes = self._tables(stretches[-1][1] if stretches else None)
+        #: where each stretch but the first begins, and the tables of all but the last
+        starts = [start for start, _ in stretches[1:]]
+        earlier = [self._tables(cut)[0] for _, cut in stretches[:-1]]
         first: dict[Entry, tuple[Seen, str | None]] = {}  # in order of first mention
+        if report and table.order_unknown:
+            logger.warning(
+                "moca_agui: left out the default markers of an answer that began while a "
+                "Reader call issued before it had no result: which sources its model had "
+                "counted is not known"
+            )
         if report:
             for marker in dict.fromkeys(
                 m.marker for m in find_markers(text, table.unsure, self._hooks.marker_styles)
@@ -90,6 +112,13 @@ class Resolver:
             marker = as_marker(mention.marker)
             key = as_marker(mention.key) or marker  # `[1]` for `[1, 2]`
             entry = table.entry(key) if key is not None else None
+            stretch = bisect_right(starts, mention.start)
+            if (
+                entry is not None
+                and stretch < len(earlier)
+                and earlier[stretch].entry(key or "") != entry
+            ):
+                continue  # written before its source arrived: it names none
             seen = self._ledger.seen(entry) if entry is not None else None
             if seen is None or entry is None or entry.ref != mention.ref:
                 seen = nodes.named(mention.ref)
@@ -99,15 +128,21 @@ class Resolver:
                 first[entry] = (seen, marker)
         return first, nodes
 
-    def _tables(self) -> tuple[MarkerTable, _Nodes]:
-        """The marker table and the entries by node, made once for each state of the
-        ledger (a result arriving changes it), not once for each part of an answer."""
-        version = self._ledger.version  # read first: a later change makes them anew
+    def _tables(self, cut: int | None) -> tuple[MarkerTable, _Nodes]:
+        """The marker table of an answer begun when `cut` results had arrived and the
+        entries by node, made once for each state of the ledger (a result arriving changes
+        it) and cut, not once for each part of an answer."""
+        ledger = self._ledger
+        version = ledger.version  # read first: a later change makes them anew
+        if cut is not None and cut >= ledger.arrived:
+            cut = None  # every result had arrived: the whole run's table
         tables = self._tables_at
         if tables is None or tables[0] != version:
-            nodes = _Nodes(self._ledger, self._checks.record)
-            tables = self._tables_at = (version, MarkerTable(self._ledger, self._hooks), nodes)
-        return tables[1], tables[2]
+            tables = self._tables_at = (version, _Nodes(ledger, self._checks.record), {})
+        table = tables[2].get(cut)
+        if table is None:
+            table = tables[2][cut] = MarkerTable(ledger, self._hooks, cut)
+        return table, tables[1]
 
     def _to_look_up(self, first: dict[Entry, tuple[Seen, str | None]], nodes: _Nodes) -> list[str]:
         """The nodes of the entries in `first` only `lookup` can give a record of: named

@@ -222,6 +222,7 @@ class Citing(StreamSink):
     def message_opened(self, message_id: str, role: str) -> None:
         if role != "assistant":
             self.run.messages.mute(message_id)
+        self.run.began(message_id)
         self._open.add(message_id)
 
     def message_closed(self, message_id: str) -> None:

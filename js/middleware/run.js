@@ -20,7 +20,9 @@ const OWN_THREAD = "the agent reads a thread of its own (a Mastra agent with mem
 /**
  * @typedef {{ ref: string, span: [number, number] | null }} Entry
  * @typedef {{ record: any, capturedAt: Date, source: string }} Held
- * @typedef {{ entry: Entry, key: string, records: Held[], compact: boolean, earlier: boolean }} Seen
+ * @typedef {{ entry: Entry, key: string, records: Held[], compact: boolean, earlier: boolean,
+ *   arrival: number }} Seen the arrival: how many results had arrived before the first that
+ *   holds it (-1: the thread's)
  * @typedef {{ entry: Entry, record: any | null, compact: boolean }} Item
  * @typedef {{ callId: string | null, arrival: number, capturedAt: Date, source: string, items: Item[] }} Result
  * @typedef {{ record: any, capturedAt: Date, span: [number, number] | null }} Found
@@ -28,10 +30,13 @@ const OWN_THREAD = "the agent reads a thread of its own (a Mastra agent with mem
  * @typedef {{ seen: Map<string, Seen>, order: Seen[], byRef: Map<string, Seen[]>, blind: boolean,
  *   unsure: Set<string>, checked: Map<unknown, boolean>, named: Map<string, Seen>,
  *   first: Map<string, Found | null>, results: number, earlier: number, last: Result | null,
- *   scanned: number, stale: boolean }} Context
+ *   scanned: number, stale: boolean, latest: number, reach: number[], threadReach: number }} Context
  *   `results`, `earlier`: how many of the run's results and the thread's entries it holds;
  *   `last`: its last result in the model's order; `scanned`: how many of the run's results
- *   were compared with it; `stale`: one of them falls before it
+ *   were compared with it; `stale`: one of them falls before it; `latest`: the last arrival
+ *   among its results; `reach`: for the first k results in the model's order, how many
+ *   entries they and the thread hold, or -1 where a result that arrived later than the first
+ *   k comes among them; `threadReach`: how many entries the thread holds
  */
 
 /** @param {Entry} entry */
@@ -76,6 +81,9 @@ export class CitationRun {
     this.threadReading = null;
     /** @type {Map<string, string>} message id -> its text, in the order their text began */
     this.texts = new Map();
+    /** @type {Map<string, Array<[number, number]>>} message id -> where each stretch of its
+     * text begins and how many results had arrived when it (re)opened there */
+    this.cuts = new Map();
     /** @type {Set<string>} messages not to cite: other roles, cited upstream, left out */
     this.muted = new Set();
     /** @type {Set<string>} messages whose event was made */
@@ -296,11 +304,19 @@ export class CitationRun {
   opened(id, role) {
     if (role !== "assistant") this.muted.add(id);
     this.open.add(id);
+    const stretches = this.cuts.get(id);
+    const cut = this.results.length;
+    if (!stretches) this.cuts.set(id, [[0, cut]]);
+    else if (stretches[stretches.length - 1][1] !== cut) stretches.push([this.texts.get(id)?.length ?? 0, cut]);
   }
 
   /** @param {string} id @param {string} delta */
   text(id, delta) {
-    if (delta) this.texts.set(id, (this.texts.get(id) ?? "") + delta);
+    if (!delta) return;
+    const had = this.texts.get(id);
+    // text of a message never opened (a snapshot's) was written with the results shown by now
+    if (had === undefined && !this.cuts.has(id)) this.cuts.set(id, [[0, this.results.length]]);
+    this.texts.set(id, (had ?? "") + delta);
   }
 
   /** @param {string} id */
@@ -321,7 +337,8 @@ export class CitationRun {
     const text = this.texts.get(id);
     if (!text || !this.affordable()) return;
     const context = this.context();
-    this.lookups.start(this.toLookUp(this.mentioned(text, context, false), context))?.catch(() => {});
+    const first = this.mentioned(text, context, false, this.cuts.get(id));
+    this.lookups.start(this.toLookUp(first, context))?.catch(() => {});
   }
 
   /** @param {string} id */
@@ -416,6 +433,8 @@ export class CitationRun {
    * go with it. @param {string} old @param {string} renamed */
   rename(old, renamed) {
     this.texts = new Map([...this.texts].map(([id, text]) => [id === old ? renamed : id, text]));
+    const cut = this.cuts.get(old);
+    if (cut !== undefined && this.cuts.delete(old)) this.cuts.set(renamed, cut);
     for (const ids of [this.muted, this.sent]) {
       if (ids.delete(old)) ids.add(renamed);
     }
@@ -477,7 +496,7 @@ export class CitationRun {
     for (const id of ids) {
       const text = this.texts.get(id) ?? "";
       if (this.made.get(id)?.text === text) continue;
-      const first = this.mentioned(text, context, true);
+      const first = this.mentioned(text, context, true, this.cuts.get(id));
       wanted.push([id, first]);
       refs.push(...this.toLookUp(first, context));
     }
@@ -542,28 +561,34 @@ export class CitationRun {
     /** @type {Context} */
     const context = { seen: new Map(), order: [], byRef: new Map(), blind: false, unsure: this.unsure(),
       checked, named: new Map(), first: new Map(), results: 0, earlier: this.earlier.length, last: null,
-      scanned: this.results.length, stale: false };
+      scanned: this.results.length, stale: false, latest: -1, reach: [], threadReach: 0 };
     for (const { entry } of this.earlier) {
       const key = keyOf(entry);
-      if (!context.seen.has(key)) this.append({ entry, key, records: [], compact: false, earlier: true }, context);
+      if (!context.seen.has(key)) {
+        this.append({ entry, key, records: [], compact: false, earlier: true, arrival: -1 }, context);
+      }
     }
+    context.threadReach = context.order.length;
     for (const result of this.inModelOrder()) this.fold(result, context);
     this.remade += this.earlier.length + this.held;
     return context;
   }
 
   /** Add a result, which falls after every one `context` holds: its new entries go last, its
-   * records to their entries; what the context knew of their nodes is worked out anew.
+   * records to their entries, and how many entries the model had been shown once it came;
+   * what the context knew of their nodes is worked out anew.
    * @param {Result} result @param {Context} context */
   fold(result, context) {
     for (const item of result.items) {
       const key = keyOf(item.entry);
       let known = context.seen.get(key);
       if (!known) {
-        known = { entry: item.entry, key, records: [], compact: item.compact, earlier: false };
+        known = { entry: item.entry, key, records: [], compact: item.compact, earlier: false,
+          arrival: result.arrival };
         this.append(known, context);
       } else {
         known.compact = known.compact || item.compact;
+        if (!known.earlier && result.arrival < known.arrival) known.arrival = result.arrival;
       }
       if (item.record !== null) {
         known.records.push({ record: item.record, capturedAt: result.capturedAt, source: result.source });
@@ -573,6 +598,9 @@ export class CitationRun {
     }
     context.results += 1;
     context.last = result;
+    context.latest = Math.max(context.latest, result.arrival);
+    // the first k results in the model's order are the first k that arrived
+    context.reach.push(context.latest === context.reach.length ? context.order.length : -1);
   }
 
   /** An entry new to `context`, after every one it holds. @param {Seen} seen @param {Context} context */
@@ -586,25 +614,48 @@ export class CitationRun {
 
   /**
    * The entries `text` names, in order of first mention, each with its marker (null: named
-   * by its versioned ref).
+   * by its versioned ref). A marker names only what its model had been shown when its stretch
+   * of `stretches` began (where it begins, how many results had arrived; none: all had); a
+   * versioned ref names its node by itself.
    * @param {string} text @param {Context} context @param {boolean} report
+   * @param {Array<[number, number]>} [stretches]
    * @returns {Map<string, { seen: Seen, marker: string | null }>}
    */
-  mentioned(text, context, report) {
+  mentioned(text, context, report, stretches = []) {
     /** @type {Array<{ start: number, ref: string, seen: Seen, marker: string | null }>} */
     const mentions = [];
     for (const [start, ref] of findRefs(text, context.byRef, this.log)) {
       mentions.push({ start, ref, seen: this.named(ref, context), marker: null });
     }
+    const reach = this.reach(context, stretches[stretches.length - 1]?.[1]);
+    const earlier = stretches.slice(0, -1).map(([, cut]) => this.reach(context, cut));
+    /** The reach of the stretch a marker at `start` stands in, if it is not the last.
+     * @param {number} start */
+    const stretchAt = (start) => {
+      let low = 0;
+      let high = stretches.length - 1; // the last stretch beginning at or before `start`
+      while (low < high) {
+        const middle = (low + high + 1) >> 1;
+        if (stretches[middle][0] <= start) low = middle;
+        else high = middle - 1;
+      }
+      return low < earlier.length ? earlier[low] : undefined;
+    };
+    if (reach === null && !context.blind && report) {
+      this.log.warn("left out the default markers of an answer that began while a Reader call issued " +
+        "before it had no result: which sources its model had counted is not known");
+    }
     if (!context.blind) {
       /** @type {Set<string>} */
       const unsureMarkers = new Set();
-      const knows = (/** @type {number} */ number) => this.knownEntry(number, context) !== null;
+      const knows = (/** @type {number} */ number) => this.knownEntry(number, context, reach) !== null;
       for (const { start, marker, numbers } of markersIn(text, knows, this.log)) {
         for (const number of numbers) {
-          const entry = this.entryOfNumber(number, context);
-          if (!entry) {
-            this.log.debug(`left out ${number} of ${marker}: it names no source of this run`);
+          const entry = this.entryOfNumber(number, context, reach);
+          const stretch = stretchAt(start);
+          const own = stretch === undefined ? entry : this.entryOfNumber(number, context, stretch);
+          if (!entry || !own || keyOf(own) !== keyOf(entry)) {
+            this.log.debug(`left out ${number} of ${marker}: it names no source shown before it`);
             continue;
           }
           if (this.isUnsure(entry, number, context)) {
@@ -632,10 +683,24 @@ export class CitationRun {
     return first;
   }
 
+  /** How many entries the model had been shown when `cut` results had arrived (undefined:
+   * all): the thread's and theirs; null if a result that arrived later comes before one of
+   * them in the model's order (which sources it counted is not known), unless the model was
+   * shown markers, which name their entries themselves. @param {Context} context
+   * @param {number} [cut] @returns {{ count: number | null, cut: number } | null} */
+  reach(context, cut) {
+    const all = context.reach.length;
+    if (cut === undefined || cut >= all) return { count: context.order.length, cut: Infinity };
+    const count = cut <= 0 ? context.threadReach : context.reach[cut - 1];
+    if (count >= 0) return { count, cut };
+    return this.shown.size ? { count: null, cut } : null;
+  }
+
   /** The entry the number n names, if the run holds it and knows which source it is.
-   * @param {number} number @param {Context} context @returns {Entry | null} */
-  knownEntry(number, context) {
-    const entry = this.entryOfNumber(number, context);
+   * @param {number} number @param {Context} context
+   * @param {ReturnType<CitationRun["reach"]>} reach @returns {Entry | null} */
+  knownEntry(number, context, reach) {
+    const entry = this.entryOfNumber(number, context, reach);
     return entry && !this.isUnsure(entry, number, context) ? entry : null;
   }
 
@@ -647,12 +712,20 @@ export class CitationRun {
     return context.unsure.has(key) && this.shown.get(key) !== `[${number}]`;
   }
 
-  /** The entry the number n names, if the run holds it: what the marker table gives `[n]`
-   * (the numbers the model was shown, else the n-th entry in the model's order).
-   * @param {number} number @param {Context} context @returns {Entry | null} */
-  entryOfNumber(number, context) {
-    if (this.shown.size) return this.byMarker.get(`[${number}]`) ?? null;
-    return number <= context.order.length ? context.order[number - 1].entry : null;
+  /** The entry the number n names, if the run holds it and the model had been shown it by
+   * `reach` (null: none is known): what the marker table gives `[n]` (the numbers the model
+   * was shown, else the n-th entry in the model's order).
+   * @param {number} number @param {Context} context
+   * @param {ReturnType<CitationRun["reach"]>} reach @returns {Entry | null} */
+  entryOfNumber(number, context, reach) {
+    if (reach === null) return null;
+    if (this.shown.size) {
+      const entry = this.byMarker.get(`[${number}]`);
+      const seen = entry ? context.seen.get(keyOf(entry)) : undefined;
+      return entry && seen && seen.arrival < reach.cut ? entry : null;
+    }
+    const count = /** @type {number} */ (reach.count);
+    return number <= count ? context.order[number - 1].entry : null;
   }
 
   /** The entry a versioned ref cites: the node's first entry with a valid whole-node record,

@@ -44,3 +44,21 @@ for (const [name, order] of [["in their calls' order", inOrder], ["in reverse", 
     assert.ok(reads <= 10 * N, `${reads} reads of ${N} results`);
   });
 }
+
+test("the kept ledger numbers an earlier answer over what had arrived when it began", async () => {
+  const run = new CitationRun(citationOptions({ lookup: (ref) => record(ref.split("#")[1]) }));
+  run.callMade("c0", "moca_search");
+  run.callMade("c1", "moca_search");
+  run.result("c0", JSON.stringify({ results: [{ ref: record("a.md").node.ref }] })); // compact
+  run.opened("m0", "assistant");
+  run.text("m0", "Per [1] and [2].");
+  run.closed("m0"); // its look-ahead makes the ledger of one result
+  run.result("c1", JSON.stringify({ results: [record("b.md")] }));
+  run.opened("m1", "assistant");
+  run.text("m1", "Per [2].");
+  run.closed("m1");
+  const remade = run.remade;
+  const cited = (await run.due()).map((e) => e.value.citations.map((c) => [c.marker, c.record.node.path]));
+  assert.equal(run.remade, remade, "the second result was appended, not made anew");
+  assert.deepEqual(cited, [[["[1]", "a.md"]], [["[2]", "b.md"]]]);
+});

@@ -106,7 +106,7 @@ test("debug lines are silent by default, as Python's are; the logger option take
     }
     return lines;
   };
-  const unknownMarker = "moca-agui: left out 7 of [7]: it names no source of this run";
+  const unknownMarker = "moca-agui: left out 7 of [7]: it names no source shown before it";
   const compact = /^moca-agui: left out https:\/\/example\.com\/kb@1\.0\.0#a\.md: moca_search returned a compact result/;
   const quiet = await logged(undefined);
   assert.deepEqual([quiet.debug, quiet.log], [[], []]);

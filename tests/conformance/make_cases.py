@@ -351,6 +351,70 @@ def stream_rules() -> list[dict[str, Any]]:
             "A TOOL_CALL_RESULT of a call the stream never named is no Reader result.",
             run(result("c9", search(A)), answer("m1", "[1]")),
         ),
+        case(
+            "an answer before its source",
+            "An answer's markers number only what its model had been shown when it began: "
+            "[1] written before the search returned a.md names nothing; the answer after "
+            "the result cites it. A versioned ref names its node by itself.",
+            run(
+                answer("m0", "From memory, hives must be registered [1]. Let me check ", ref(B)),
+                call("c1", search(A, B)),
+                answer("m1", "Confirmed [1]."),
+            ),
+        ),
+        case(
+            "two answers, the first before the second source",
+            "The first answer's [2] was written before b.md arrived: left out, not b.md.",
+            run(
+                call("c1", search(A)),
+                answer("m0", "Per [1] and [2]."),
+                call("c2", search(B)),
+                answer("m1", "Per [2], then [1]."),
+            ),
+        ),
+        case(
+            "parallel calls, an answer between their results",
+            "An answer that began after the first call's result and before the second's "
+            "numbers over the first's: its [2] names nothing.",
+            run(
+                start("c1"),
+                start("c2"),
+                result("c1", search(A)),
+                answer("m0", "Per [1] and [2]."),
+                result("c2", search(B)),
+                answer("m1", "Per [1] and [2]."),
+            ),
+        ),
+        case(
+            "parallel calls in reverse, an answer between their results",
+            "An answer that began after the second call's result and before the first's: "
+            "which sources its model had counted is not known, so its markers are left out; "
+            "a versioned ref still names its node.",
+            run(
+                start("c1"),
+                start("c2"),
+                result("c2", search(B)),
+                answer("m0", "Per [1], see ", ref(B)),
+                result("c1", search(A)),
+                answer("m1", "Per [1] and [2]."),
+            ),
+        ),
+        case(
+            "a chunked answer reopened after its sources arrived",
+            "Text of a message reopened under its id numbers over what had arrived when it "
+            "reopened; its earlier text, over what had arrived when it began: [2] before "
+            "the search names nothing, [1] after it names a.md.",
+            run(
+                {
+                    "type": "TEXT_MESSAGE_CHUNK",
+                    "messageId": "m0",
+                    "role": "assistant",
+                    "delta": "Per [2]",
+                },
+                call("c1", search(A, B)),
+                {"type": "TEXT_MESSAGE_CHUNK", "messageId": "m0", "delta": " and [1]."},
+            ),
+        ),
     ]
 
 

@@ -162,6 +162,16 @@ async def test_a_message_reopened_with_the_same_id_gets_one_event_after_its_last
     assert value["citations"] == [{"record": A}, {"marker": "[2]", "record": B}]
 
 
+async def test_a_marker_of_a_reopened_message_names_only_what_had_arrived_when_its_part_began():
+    events = run(
+        message("m1", "Per [2]"),
+        tool_call("c1", "moca_search", {"query": "q", "results": [A, B]}),
+        message("m1", " and [1]."),
+    )
+    [value] = citation_events(await cited(events, grammar=False))
+    assert value["citations"] == [{"marker": "[1]", "record": A}]
+
+
 async def test_chunk_streams_are_aggregated_by_message_id():
     events = run(
         tool_call("c1", "moca_search", {"query": "q", "results": [A]}),

@@ -260,3 +260,25 @@ def test_leaving_a_run_in_another_context_keeps_that_contexts_own_run():
     with here.running():
         elsewhere.__exit__(None, None, None)
         assert CitationRun.current() is here.run
+
+
+async def test_a_marker_written_before_its_source_was_shown_names_none():
+    async def moca_search(query: str) -> dict[str, Any]:
+        return {"query": query, "results": [A, B]}
+
+    search = moca_agui.numbered(moca_search)
+
+    async def agent() -> AsyncIterator[BaseEvent]:
+        yield run_started()
+        for event in message("m0", "From memory [1] and [2]."):
+            yield event
+        for event in call("c1", "moca_search", {"query": "bees"}):
+            yield event
+        yield result("c1", await search(query="bees"))  # shows A as [1], B as [2]
+        for event in message("m1", "Per [2]."):
+            yield event
+        yield run_finished()
+
+    first, second = citation_events(await collect(moca_agui.cite(agent())))
+    assert (first["messageId"], first["citations"]) == ("m0", [])
+    assert second["citations"] == [{"marker": "[2]", "record": B}]

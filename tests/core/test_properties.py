@@ -67,21 +67,26 @@ def build(steps: list[Any]) -> tuple[list[Any], dict[str, list[Any]]]:
 
 
 def expected(steps: list[Any], texts: dict[str, list[Any]]) -> dict[str, list[Any]]:
-    """An oracle written from the spec, not from the implementation."""
+    """An oracle written from the spec, not from the implementation: a marker numbers
+    only the sources returned before its part of the message was written."""
     returned: dict[str, dict[str, Any]] = {}
+    shown: dict[str, list[int]] = {}  # message id -> for each fragment, the sources shown
     for kind, body in steps:
         if kind == "tool" and body[0] != "web_search":
             records = body[1][:1] if body[0] == "moca_get_node" else body[1]
             for rec in records:
                 returned.setdefault(ref(rec), rec)
-    numbered = {f"[{n}]": r for n, r in enumerate(returned, start=1)}
+        elif kind == "answer":
+            shown.setdefault(f"{body[0]}-{body[2]}", []).extend([len(returned)] * len(body[1]))
+    numbered = list(returned)
     result: dict[str, list[Any]] = {}
     for message_id, fragments in texts.items():
         if not " ".join(w for _, w in fragments).strip():
             continue
         cited: dict[str, str | None] = {}
-        for kind, word in fragments:
-            target = word if kind == "ref" else numbered.get(word) if kind == "marker" else None
+        for (kind, word), count in zip(fragments, shown[message_id], strict=True):
+            markers = {f"[{n}]": r for n, r in enumerate(numbered[:count], start=1)}
+            target = word if kind == "ref" else markers.get(word) if kind == "marker" else None
             if target in returned:
                 if target not in cited:
                     cited[target] = word if kind == "marker" else None
