@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 import inspect
 import logging
 import types
@@ -32,9 +33,11 @@ def reader_lookup(call: Callable[[str], object]) -> Lookup:
     returns what the call returns: an MCP result, its content, JSON text or a dict, e.g.
     `lambda ref: session.call_tool("moca_get_node", {"node_id": ref})` on the agent's own
     MCP session. The lookup gives the record of `ref` in that answer, or None (a Reader
-    error, no record). A blocking `call` runs in a thread: a lookup cancelled or past its
-    timeout stops waiting for it, but the thread finishes the call (holding its place among
-    the run's `lookup_concurrency`) and its answer is dropped.
+    error, no record). A `call` that is no `async def` runs in a thread, and a coroutine it
+    gives is awaited in the event loop, holding its place among the run's
+    `lookup_concurrency` throughout. A lookup cancelled or past its timeout stops waiting
+    for the thread, but the thread finishes the call (still holding its place) and its
+    answer is dropped.
     """
     if _is_async(call):
 
@@ -54,7 +57,8 @@ def reader_lookup(call: Callable[[str], object]) -> Lookup:
 
 class _BlockingLookup:
     """`reader_lookup` of a blocking call: awaited as any async lookup, while a run calls
-    `blocking` in a thread of its own, whose end it waits for to give back its place."""
+    `blocking` in a thread of its own, whose end (and the coroutine it gives, awaited) it
+    waits for to give back its place."""
 
     __slots__ = ("blocking",)
 
@@ -257,26 +261,44 @@ class Lookups:
     async def _call(self, lookup: Lookup, ref: str, done: Callable[[], None]) -> object:
         """What one `lookup` call answers for `ref` within `lookup_timeout`; None if it
         failed or found nothing (logged). `done` is called once the call really ends: for
-        a blocking lookup, when its thread does, past any timeout or cancellation."""
+        a blocking lookup, when its thread does (past any timeout or cancellation) and
+        what the thread gave is awaited."""
         if isinstance(lookup, _BlockingLookup):
             lookup = lookup.blocking
         try:
             if self._async_lookup is not None:
                 try:
-                    answer = await self._in_time(self._async_lookup(ref))
+                    answer = await self._awaited(await self._in_time(self._async_lookup(ref)))
                 finally:
                     done()
             else:  # a blocking lookup must not stall the event loop
-                async with asyncio.timeout(self._timeout):
-                    answer = await asyncio.shield(_in_thread(lookup, ref, done))
-            if inspect.isawaitable(answer):
-                answer = await self._in_time(answer)
+                answer = await self._from_thread(lookup, ref, done)
         except Exception:  # TimeoutError included
             logger.warning("moca_agui: left out %s: lookup failed", ref, exc_info=True)
             return None
         if answer is None:
             logger.info("moca_agui: left out %s: lookup found no record", ref)
         return answer
+
+    async def _from_thread(self, lookup: Lookup, ref: str, done: Callable[[], None]) -> object:
+        """What `lookup(ref)`, run in a thread, answers within `lookup_timeout`: an awaitable
+        it gives (a lambda giving a coroutine) is awaited before `done` is called. A thread
+        no one waits for any more calls `done` when it ends, its answer dropped."""
+        thread = _in_thread(lookup, ref)
+        try:
+            async with asyncio.timeout(self._timeout):
+                answer = await asyncio.shield(thread)
+        except BaseException:  # past the timeout, cancelled, or the call failed
+            thread.add_done_callback(functools.partial(_dropped, done))
+            raise
+        try:
+            return await self._awaited(answer)
+        finally:
+            done()
+
+    async def _awaited(self, answer: object) -> object:
+        """`answer`, or what it gives within `lookup_timeout` if it is awaitable."""
+        return await self._in_time(answer) if inspect.isawaitable(answer) else answer
 
     async def _in_time(self, answer: Awaitable[_T]) -> _T:
         """What `answer` gives, within `lookup_timeout`: a coroutine that returns without
@@ -323,20 +345,23 @@ def _expire(lookups: weakref.ref[Lookups]) -> None:
         alive._expired()
 
 
-def _in_thread(lookup: Lookup, ref: str, done: Callable[[], None]) -> asyncio.Future[Any]:
-    """`lookup(ref)` run in a thread (with this context, as `asyncio.to_thread` runs it);
-    `done` is called in the event loop when the thread ends, which no one can hasten."""
-    thread = asyncio.get_running_loop().run_in_executor(
+def _in_thread(lookup: Lookup, ref: str) -> asyncio.Future[Any]:
+    """`lookup(ref)` run in a thread (with this context, as `asyncio.to_thread` runs it),
+    which no one can hasten or stop."""
+    return asyncio.get_running_loop().run_in_executor(
         None, contextvars.copy_context().run, lookup, ref
     )
 
-    def ended(future: asyncio.Future[Any]) -> None:
-        done()
-        if not future.cancelled():
-            future.exception()  # a failure no one waits for any more is not reported again
 
-    thread.add_done_callback(ended)
-    return thread
+def _dropped(done: Callable[[], None], thread: asyncio.Future[Any]) -> None:
+    """The end of a lookup's thread no one waits for any more: its place given back, its
+    answer dropped (a coroutine closed unawaited, a failure not reported again)."""
+    done()
+    if thread.cancelled() or thread.exception() is not None:
+        return
+    answer = thread.result()
+    if isinstance(answer, Coroutine):
+        answer.close()
 
 
 def _is_async(function: Callable[..., object]) -> TypeGuard[Callable[..., Awaitable[Any]]]:

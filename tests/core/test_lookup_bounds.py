@@ -41,6 +41,8 @@ class Reader:
                 await asyncio.Event().wait()  # a Reader that never answers
             for _ in range(5):  # long enough for every lookup started to start
                 await asyncio.sleep(0)
+            # ... and for a thread started before this one's hop (a lookup run in a thread)
+            await asyncio.to_thread(int)
             return BY_REF.get(node_ref)
         finally:
             self.in_flight -= 1
@@ -84,12 +86,38 @@ async def test_the_default_max_lookups_bounds_an_answer_naming_more_nodes():
     assert len(cited(stream)) == default
 
 
-async def test_no_more_than_lookup_concurrency_lookups_run_at_once_and_all_finish():
+#: The forms a `lookup` of an async Reader takes: as given, through `reader_lookup`, and a
+#: sync callable giving a coroutine (run in a thread), as given or through `reader_lookup`
+#: (the form its docstring shows: `lambda ref: session.call_tool(...)`).
+LOOKUP_FORMS: dict[str, Callable[[Reader], Any]] = {
+    "async": lambda reader: reader,
+    "reader_lookup(async)": moca_agui.reader_lookup,
+    "lambda": lambda reader: lambda node_ref: reader(node_ref),
+    "reader_lookup(lambda)": lambda reader: moca_agui.reader_lookup(lambda r: reader(r)),
+}
+
+
+@pytest.mark.parametrize("form", LOOKUP_FORMS)
+async def test_no_more_than_lookup_concurrency_lookups_run_at_once_and_all_finish(form: str):
     reader = Reader()
     events = run(SEARCH, ANSWER)
-    stream = await collect(moca_agui.cite(run_events(events), lookup=reader, lookup_concurrency=2))
+    lookup = LOOKUP_FORMS[form](reader)
+    stream = await collect(moca_agui.cite(run_events(events), lookup=lookup, lookup_concurrency=2))
     assert reader.most_in_flight == 2
     assert cited(stream) == [f"[{k}]" for k in range(1, 11)]
+
+
+@pytest.mark.parametrize("form", LOOKUP_FORMS)
+async def test_a_lookup_past_its_timeout_gives_its_place_to_the_next(form: str):
+    """A coroutine past `lookup_timeout` is cancelled, so it has ended: its place goes to
+    the next source, whichever form the lookup takes."""
+    reader = Reader(stalled=frozenset(ref(rec) for rec in RECORDS[:2]))
+    events = run(SEARCH, ANSWER)
+    lookup = LOOKUP_FORMS[form](reader)
+    options = {"lookup_concurrency": 2, "lookup_timeout": 0.05}
+    stream = await collect(moca_agui.cite(run_events(events), lookup=lookup, **options))
+    assert cited(stream) == [f"[{k}]" for k in range(3, 11)]
+    assert reader.most_in_flight == 2
 
 
 async def test_what_the_deadline_passes_is_left_out_and_said_once(caplog):
