@@ -201,10 +201,12 @@ class LangGraphRun(CitationRun):
 
     def _read_thread(self) -> None:
         """Read the thread the model reads: the checkpoint's, then the input's new messages;
-        a fork's alone (a checkpoint that cannot be read fails closed: `read_history`)."""
+        a fork's alone (a checkpoint that cannot be read fails closed: `read_history`).
+        A run `prepare_stream` never found (another run in flight under its id) saw no
+        checkpoint: the input alone may be part of the thread, so none of it is numbered."""
         watched = self._watched
         if watched is None:
-            self.read_history(self._input)
+            self.thread_unreadable("LangGraph's checkpoint of this run was not seen")
         else:
             self.read_history([] if watched.forked else self._input, kept=_kept(watched))
 
