@@ -32,3 +32,23 @@ async def test_a_follow_up_whose_run_is_not_found_leaves_its_markers_out(shared:
     assert cited(stream) == ([] if shared else [{"marker": "[3]", "record": C}])
     if shared:
         await other.aclose()
+
+
+async def test_an_ended_run_is_found_no_more_while_something_still_holds_it() -> None:
+    """The run leaves the agent's registry when its stream ends, not when it is collected:
+    a later run under the same id is found (here a tool of the first run keeps it)."""
+    served = agent(StreamedShownModel(script=[], steps=dict(STEPS)), [moca_get_node])
+    held = []
+
+    async def ask() -> list[dict[str, Any]]:
+        body = run_input("q1", "run-1", thread_id=new_thread_id())
+        events = served.run(RunAgentInput.model_validate(body))
+        held.append(served.moca_agui_runs.get("run-1"))
+        return await collect(events)
+
+    first = await ask()
+    assert held[0] is not None
+    assert served.moca_agui_runs.get("run-1") is None
+    second = await ask()
+    assert held[1] is not None and held[1] is not held[0]
+    assert cited(second) == cited(first) != []
