@@ -187,8 +187,8 @@ READS_THE_RUN_CONTEXT = {
     "adapters/_adk.py": "the run's Runner, made in the run's background task, finds its run",
     # CrewAI's kickoff is handed no id of the request's run (no branch of issue 46 item 3)
     "adapters/_crewai.py": "a flow's or crew's kickoff finds the middleware's run",
-    "adapters/_ag2.py": "an endpoint of the user's own that calls dispatch, behind their own "
-    "CitationMiddleware, fills no registry of the stream's: the run context is its one link",
+    # AG2 hands `dispatch` only the client's run id, which requests in flight may share
+    "adapters/_ag2.py": "dispatch, called inside the request, finds the middleware's run",
 }
 
 
