@@ -4,13 +4,11 @@
 and its held turns) whose class has `CitingAGUIStream` mixed in first. Its `build_asgi()`
 is the parent's endpoint behind `CitationMiddleware` with the instrument's options; its
 `dispatch` adds `ModelOrder` to the run's AG2 middleware, bound to the run the citation
-middleware made for the request, which it finds by the run id of the `RunAgentInput` AG2
-hands it, in the registry every endpoint the stream builds fills (`moca_agui_runs`).
-Two requests in flight under one run id are never told apart: neither finds the other's
-run, and a run whose id is shared knows no order of its calls (its markers that depend
-on it are left out, logged). An endpoint of the user's own that calls `dispatch` behind
-their own `CitationMiddleware` fills no registry of the stream's: its run is the
-request's run context (`CitationRun.current()`).
+middleware made for the request: the request's run context (`CitationRun.current()`),
+which the middleware enters around the endpoint, per request. That is AG2's one link:
+the run id AG2 hands `dispatch` is the client's, which requests in flight may share, so
+no registry keyed by it could tell their runs apart. An endpoint of the user's own that
+calls `dispatch` behind their own `CitationMiddleware` is linked the same way.
 
 `ModelOrder.on_llm_call` sees each `ModelResponse` before AG2 starts its tools: it
 announces the response's tool calls to the run in the order the model gave them
@@ -24,7 +22,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Iterable, Sequence
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 from ag2.ag_ui import AGUIStream
 from ag2.annotations import Context
@@ -33,7 +31,7 @@ from ag2.middleware import BaseMiddleware, Middleware
 from ag2.middleware.base import LLMCall, MiddlewareFactory
 
 from moca_agui import CitationOptions
-from moca_agui.adapter import CitationRun, RunRegistry, citing_copy, options_of
+from moca_agui.adapter import CitationRun, citing_copy, options_of
 from moca_agui.asgi import CitationMiddleware
 
 __all__ = ["CitingAGUIStream", "ModelOrder", "citing"]
@@ -50,9 +48,6 @@ class CitingAGUIStream(AGUIStream):
     `moca_agui.uninstrument` gives the stream it was made from.
     """
 
-    #: The runs of the requests its endpoints cite, by run id (`citing` makes one per copy).
-    moca_agui_runs: RunRegistry[CitationRun]
-
     def build_asgi(self) -> Any:
         """The parent's endpoint behind `CitationMiddleware` (the instrument's options), as
         a class of this module: AG2's own is declared to send calls as they finish, this
@@ -63,7 +58,6 @@ class CitingAGUIStream(AGUIStream):
         ordered = type(endpoint.__name__, (endpoint,), {"__module__": __name__})
         middleware = CitationMiddleware(ordered)
         middleware.options = options_of(self)
-        middleware.runs = self.moca_agui_runs
         return middleware
 
     def dispatch(
@@ -76,19 +70,7 @@ class CitingAGUIStream(AGUIStream):
         """The parent's run, with `ModelOrder` for the request's citation run, if any. The
         thread the client sends back holds earlier turns' calls in the wire's order, which
         may not be the model's: those turns' order is unknown to the run."""
-        run_id = getattr(incoming, "run_id", None)
-        # An endpoint of the user's own, behind their own `CitationMiddleware`, whose
-        # registry this stream cannot see: the request's run context is the one link.
-        current = CitationRun.current()
-        run = current
-        # An id this stream's endpoint registered must find the request's own run; not when
-        # runs in flight share it (on this endpoint or another one): this request's run
-        # then knows no order of its calls (its markers left out).
-        runs = self.moca_agui_runs
-        if isinstance(run_id, str) and run_id in runs and runs.get(run_id) is not current:
-            run = None
-            if current is not None:
-                current.calls_out_of_order()
+        run = CitationRun.current()  # the request's own run: see the module's docstring
         if run is not None:
             run.calls_out_of_order(this_run=False)
             middleware = [*middleware, Middleware(ModelOrder, run=run)]
@@ -116,6 +98,4 @@ class ModelOrder(BaseMiddleware):
 
 def citing(stream: A, options: CitationOptions) -> A:
     """A copy of `stream` (an `AGUIStream`) that sends `moca.citations` events."""
-    twin = citing_copy(stream, CitingAGUIStream, options)
-    cast(CitingAGUIStream, twin).moca_agui_runs = RunRegistry()
-    return twin
+    return citing_copy(stream, CitingAGUIStream, options)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
+from functools import partial
 from typing import Any, TypeVar
 
 from ag_ui.core import BaseEvent, RunAgentInput
@@ -59,8 +60,9 @@ class CitingAgent(LangGraphAgent):  # type: ignore[misc]
         """
         run = LangGraphRun(options_of(self), input)
         self.moca_agui_runs.add(input.run_id, run)
+        ended = partial(self.moca_agui_runs.remove, input.run_id, run)
         stream = CitationStream(run, snapshot_text=run.is_new_message)
-        return cited(run.observe(super().run(input)), stream)
+        return cited(run.observe(super().run(input), ended), stream)
 
     async def prepare_stream(self, input: RunAgentInput, agent_state: Any, config: Any) -> Any:
         """The parent's prepared stream, watched for the tool outputs of its Reader."""

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import logging
 from collections import deque
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -177,9 +177,20 @@ class LangGraphRun(CitationRun):
         """Watch the run `prepare_stream` prepared: its checkpoint and LangGraph events."""
         self._watched = _watch(agent_state, prepared, self._fork)
 
-    def observe(self, events: AsyncIterator[BaseEvent]) -> AsyncIterator[BaseEvent]:
-        """Yield `events` unchanged, taking in tool outputs and snapshots on the way."""
-        return tap(events, self._take)
+    async def observe(
+        self, events: AsyncGenerator[BaseEvent, None], ended: Callable[[], object]
+    ) -> AsyncIterator[BaseEvent]:
+        """Yield `events` unchanged, taking in tool outputs and snapshots on the way; call
+        `ended` once they end or are closed (the run is found no more)."""
+        try:
+            async for event in events:
+                self._take(event)
+                yield event
+        finally:
+            try:
+                await events.aclose()
+            finally:
+                ended()
 
     def _take(self, event: BaseEvent) -> None:
         if not self._alive:
@@ -201,10 +212,12 @@ class LangGraphRun(CitationRun):
 
     def _read_thread(self) -> None:
         """Read the thread the model reads: the checkpoint's, then the input's new messages;
-        a fork's alone (a checkpoint that cannot be read fails closed: `read_history`)."""
+        a fork's alone (a checkpoint that cannot be read fails closed: `read_history`).
+        A run `prepare_stream` never found (another run in flight under its id) saw no
+        checkpoint: the input alone may be part of the thread, so none of it is numbered."""
         watched = self._watched
         if watched is None:
-            self.read_history(self._input)
+            self.thread_unreadable("LangGraph's checkpoint of this run was not seen")
         else:
             self.read_history([] if watched.forked else self._input, kept=_kept(watched))
 

@@ -13,7 +13,7 @@ from llama_index.protocols.ag_ui.agent import AGUIChatWorkflow  # type: ignore[i
 from moca_agui import CitationOptions
 from moca_agui.adapter import citing_class, citing_copy, citing_factory
 
-from ._llama_index_workflow import CitingWorkflow
+from ._llama_index_workflow import CitingWorkflow, with_runs
 
 __all__ = ["citing", "citing_workflow_factory"]
 
@@ -33,9 +33,8 @@ def citing(target: W | type[W], options: CitationOptions) -> W | type[W]:
 
 
 def _citing_workflow(workflow: W, options: CitationOptions) -> W:
-    cited = citing_copy(workflow, CitingWorkflow, options)
+    cited = citing_copy(workflow, CitingWorkflow, options, copy=with_runs)
     _with_free_steps(type(cited), type(workflow))
-    vars(cited).pop("_moca_agui_runs", None)  # run state is never shared with the original
     return cited
 
 

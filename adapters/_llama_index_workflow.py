@@ -24,6 +24,7 @@ workers never interleave.
 from __future__ import annotations
 
 import contextlib
+import copy
 import logging
 import uuid
 from collections.abc import Iterator
@@ -52,11 +53,9 @@ from moca_agui.adapter import CitationRun, CitationStream, RunObjectRegistry
 from ._llama_index_results import reader_result
 from ._llama_index_thread import thread_read
 
-__all__ = ["CitingWorkflow"]
+__all__ = ["CitingWorkflow", "with_runs"]
 
 logger = logging.getLogger("moca_agui")
-
-_RUNS = "_moca_agui_runs"
 
 
 @dataclass(slots=True)
@@ -100,6 +99,14 @@ class CitingWorkflow(AGUIChatWorkflow):  # type: ignore[misc]
 
     #: What `moca_agui.instrument` was told; set on the class or on one instance.
     moca_agui_options: CitationOptions = CitationOptions()
+    #: This workflow's runs in flight, each under its own `ctx.store` (not in the store
+    #: itself, which must serialise): one per instance, made with it (`with_runs`).
+    moca_agui_runs: RunObjectRegistry[_RunState]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        """An instance of an instrumented class, with a registry of its own."""
+        super().__init__(*args, **kwargs)
+        self.moca_agui_runs = RunObjectRegistry()
 
     # -- steps -----------------------------------------------------------------------
 
@@ -156,18 +163,12 @@ class CitingWorkflow(AGUIChatWorkflow):  # type: ignore[misc]
 # time it looks up its steps, about fourteen times a run, and each member costs it.
 
 
-def _runs(workflow: CitingWorkflow) -> RunObjectRegistry[_RunState]:
-    """The workflow's runs in flight, each under its own `ctx.store`.
-
-    Not in `ctx.store` itself: the store must serialise (a CitationRun does not). One
-    workflow instance may serve concurrent runs; each finds only its own state here.
-    Made on first use: an instrumented instance or class is never constructed by us.
-    """
-    runs: RunObjectRegistry[_RunState] | None = vars(workflow).get(_RUNS)
-    if runs is None:
-        runs = RunObjectRegistry()
-        setattr(workflow, _RUNS, runs)
-    return runs
+def with_runs(workflow: Any) -> Any:
+    """A shallow copy of `workflow` with a registry of its own: run state is never shared
+    with the original (nor with another copy)."""
+    twin = copy.copy(workflow)
+    twin.moca_agui_runs = RunObjectRegistry()
+    return twin
 
 
 def _start_run(workflow: CitingWorkflow, ctx: Context, ev: InputEvent) -> _RunState | None:
@@ -175,7 +176,7 @@ def _start_run(workflow: CitingWorkflow, ctx: Context, ev: InputEvent) -> _RunSt
         run = CitationRun(workflow.moca_agui_options)
         run.read_history(thread_read(ev.input_data.messages or ()))  # the thread the client sent
         state = _RunState(CitationStream(run))
-        _runs(workflow).add(ctx.store, state)
+        workflow.moca_agui_runs.add(ctx.store, state)
         return state
     except Exception:
         logger.exception("moca_agui: citations off for this run; the answer is unchanged")
@@ -189,14 +190,14 @@ def _ended_if_broken(workflow: CitingWorkflow, ctx: Context, state: _RunState) -
     try:
         yield
     except BaseException:
-        _runs(workflow).remove(ctx.store)
+        workflow.moca_agui_runs.remove(ctx.store)
         state.stream.close()
         raise
 
 
 def _run_of(workflow: CitingWorkflow, ctx: Context) -> _RunState | None:
     try:
-        return _runs(workflow).get(ctx.store)
+        return workflow.moca_agui_runs.get(ctx.store)
     except Exception:
         logger.exception("moca_agui: citations off for this step; the answer is unchanged")
         return None
@@ -222,7 +223,7 @@ def _capture(state: _RunState, history: list[ChatMessage]) -> None:
 
 async def _send_citations(workflow: CitingWorkflow, ctx: Context, state: _RunState) -> None:
     try:
-        _runs(workflow).remove(ctx.store)
+        workflow.moca_agui_runs.remove(ctx.store)
         async for event in state.stream.finish():  # its citation events, CUSTOM all
             if isinstance(event, CustomEvent):
                 ctx.write_event_to_stream(CustomWorkflowEvent(name=event.name, value=event.value))

@@ -100,9 +100,26 @@ class CitingStrandsAgent(StrandsAgent):  # type: ignore[misc]
         # The hook reads the thread once the per-thread agent holds it (`read_thread`).
         run = StrandsRun(options_of(self), input_data.messages or ())
         key = uuid.uuid4().hex
-        self.moca_agui_runs.add(key, run)  # held by `cite`'s stream: it leaves with it
+        self.moca_agui_runs.add(key, run)
         state = {**(invocation_state or {}), RUN_KEY: key}
-        return cite(super().run(input_data, invocation_state=state), run=run)
+        events = super().run(input_data, invocation_state=state)
+        return cite(
+            _until_end(events, functools.partial(self.moca_agui_runs.remove, key, run)), run=run
+        )
+
+
+async def _until_end(events: AsyncIterator[Any], ended: Callable[[], object]) -> AsyncIterator[Any]:
+    """Yield `events`; call `ended` once they end or are closed (the run is found no more)."""
+    try:
+        async for event in events:
+            yield event
+    finally:
+        try:
+            close = getattr(events, "aclose", None)
+            if close is not None:
+                await close()
+        finally:
+            ended()
 
 
 class ReaderResults(HookProvider):

@@ -50,10 +50,6 @@ class CitationMiddleware:
         self.app = app
         self.paths = None if paths is None else names(paths, "paths")
         self.options = CitationOptions.from_kwargs(**options)
-        #: Where it registers the run of each request it cites, by the request's run id,
-        #: while in flight: an adapter's registry, whose hooks are handed the parsed
-        #: `RunAgentInput` (AG2's `dispatch`); None: no hook looks for a run.
-        self.runs: RunRegistry[CitationRun] | None = None
         #: The runs whose stream began, by path and thread id (`_Exchange.end`).
         self.threads: RunRegistry[CitationRun] = RunRegistry("thread")
 
@@ -110,7 +106,6 @@ class _Exchange:
         "_middleware",
         "_parsed",
         "_receive",
-        "_run_id",
         "_scope",
         "_send",
         "_size",
@@ -137,7 +132,6 @@ class _Exchange:
         self._parsed: tuple[dict[str, Any] | None] | None = None  # (the body read), once read
         self._thread_read = False
         self._sse: SSECitations | None = None
-        self._run_id: str | None = None  # registered under, in `CitationMiddleware.runs`
         self._thread: _Thread | None = None  # registered under, in `CitationMiddleware.threads`
 
     async def receive(self) -> Message:
@@ -183,8 +177,6 @@ class _Exchange:
         session worker, calls the thread's tools there), else shows no numbers."""
         self.stream.close()
         middleware, run = self._middleware, self.run
-        if self._run_id is not None and middleware.runs is not None:
-            middleware.runs.remove(self._run_id, run)
         if self._thread is None:
             run.end()
             return
@@ -202,17 +194,8 @@ class _Exchange:
 
     def _body_read(self) -> None:
         """The app read the body's last chunk: the run reads the thread, if the body tells
-        it (a JSON object, or over the limit), and is registered under the request's run
-        id where an adapter's hooks look. A run whose run id another run in flight shares
-        cannot be found by them: what they would tell it of the model's order is not known."""
-        body = self._read()
-        runs = self._middleware.runs
-        run_id = body.get("runId") if body is not None else None
-        if runs is not None and isinstance(run_id, str):
-            self._run_id = run_id
-            if not runs.add(run_id, self.run):
-                self.run.order_not_known(f"another run in flight shares its run id {run_id!r}")
-        if self._body is None or body is not None:
+        it (a JSON object, or over the limit)."""
+        if self._body is None or self._read() is not None:
             self._read_thread()
 
     def _stream_begins(self) -> None:

@@ -42,15 +42,14 @@ class RunRegistry(Generic[R]):
         #: Ids whose runs were collected since the registry last looked (`_collected`).
         self._gone: list[Hashable] = []
 
-    def add(self, key: Hashable, run: R) -> bool:
-        """Register `run` under `key` while it is in flight; whether it is the only run
-        there (else neither is found while both are)."""
+    def add(self, key: Hashable, run: R) -> None:
+        """Register `run` under `key` while it is in flight (beside another run there,
+        neither is found while both are)."""
         with self._lock:
             runs = self._live(key)
             if not any(held() is run for held in runs):
                 runs.append(ref(run, partial(self._collected, key)))
             self._runs[key] = runs
-            return len(runs) == 1
 
     def remove(self, key: Hashable, run: R) -> None:
         """`run` has ended: it is found no more under `key`."""
@@ -75,11 +74,6 @@ class RunRegistry(Generic[R]):
                 key,
             )
         return found[0] if len(found) == 1 else None
-
-    def __contains__(self, key: object) -> bool:
-        """Whether a run is in flight under `key` (one or several)."""
-        with self._lock:
-            return any(held() is not None for held in self._runs.get(key, ()))
 
     def _collected(self, key: Hashable, _: object) -> None:
         """A run under `key` was collected (a weak reference's callback, which may run

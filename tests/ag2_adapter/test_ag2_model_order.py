@@ -176,13 +176,10 @@ async def first_run_held(waiting: threading.Semaphore) -> None:
             await asyncio.sleep(0.01)
 
 
-async def test_two_requests_in_flight_under_one_run_id_never_get_each_others_order(
-    caplog: pytest.LogCaptureFixture,
-) -> None:
-    """A second request under the run id of one in flight: its dispatch cannot tell the
-    two runs apart, so it binds neither (logged), and its run knows no order of its calls:
-    [1] and [2] are left out, never taken from the wire (call-b first). The first run,
-    alone under its id when it dispatched, learns its model's order."""
+async def test_two_requests_in_flight_under_one_run_id_each_learn_their_own_models_order() -> None:
+    """A second request under the run id of one in flight (the client chooses run ids):
+    each dispatch binds the run its request's middleware made, never the other's, so both
+    cite their model's order, not the wire's (call-b first)."""
     held, waiting = threading.Event(), threading.Semaphore(0)
     async with held_stream(held, waiting) as stream:
         app = stream.build_asgi()
@@ -191,13 +188,10 @@ async def test_two_requests_in_flight_under_one_run_id_never_get_each_others_ord
         second = await answer(app, "run-1")
         held.set()
         first_events = await first
-    assert start_order(second) == ["call-b", "call-a"]
-    assert check_events(second) == []
-    assert cited_refs(second) == {}
-    assert markers_left_out(caplog) == ["[1]", "[2]"]
-    assert "2 runs of run id run-1 are in flight at once" in caplog.text
-    assert cited_refs(first_events) == {"[1]": ref(A), "[2]": ref(B)}
-    assert "run-1" not in app.runs
+    for events in (first_events, second):
+        assert start_order(events) == ["call-b", "call-a"]
+        assert check_events(events) == []
+        assert cited_refs(events) == {"[1]": ref(A), "[2]": ref(B)}
 
 
 async def test_a_run_cancelled_midway_leaves_nothing_registered() -> None:
@@ -208,11 +202,11 @@ async def test_a_run_cancelled_midway_leaves_nothing_registered() -> None:
         app = stream.build_asgi()
         request = asyncio.create_task(answer(app, "run-1"))
         await first_run_held(waiting)
-        assert "run-1" in app.runs and ("/", "thread-1") in app.threads
+        assert app.threads.get(("/", "thread-1")) is not None
         request.cancel()
         with pytest.raises(asyncio.CancelledError):
             await request
-        assert "run-1" not in app.runs and ("/", "thread-1") not in app.threads
+        assert app.threads.get(("/", "thread-1")) is None
         held.set()
 
 
@@ -306,13 +300,10 @@ async def test_the_instrumented_stream_is_a_copy_and_refuses_the_agent() -> None
         moca_agui.instrument(scripted_agent({}))
 
 
-async def test_an_endpoint_of_ones_own_under_the_run_id_of_the_streams_own_binds_neither(
-    caplog: pytest.LogCaptureFixture,
-) -> None:
+async def test_an_endpoint_of_ones_own_under_a_shared_run_id_binds_its_own_run() -> None:
     """One stream served by its own endpoint and by one of the user's: a request to the
-    user's under the run id of one in flight on the stream's own is never given that
-    run's order; its own run knows no order, so [1] and [2] are left out, not read from
-    the wire (call-b first). The first run still learns its model's order."""
+    user's under the run id of one in flight on the stream's own binds its own request's
+    run, never the other's: both cite their model's order, not the wire's (call-b first)."""
     held, waiting = threading.Event(), threading.Semaphore(0)
     async with held_stream(held, waiting) as stream:
 
@@ -328,6 +319,5 @@ async def test_an_endpoint_of_ones_own_under_the_run_id_of_the_streams_own_binds
         held.set()
         first_events = await first
     assert start_order(second) == ["call-b", "call-a"]
-    assert cited_refs(second) == {}
-    assert markers_left_out(caplog) == ["[1]", "[2]"]
+    assert cited_refs(second) == {"[1]": ref(A), "[2]": ref(B)}
     assert cited_refs(first_events) == {"[1]": ref(A), "[2]": ref(B)}

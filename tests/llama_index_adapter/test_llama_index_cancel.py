@@ -11,7 +11,6 @@ from ag_ui.core import RunAgentInput, UserMessage
 from li_support import QUESTION, Call, Turn, returning, tool, workflow
 
 import moca_agui
-from moca_agui.adapters._llama_index_workflow import _runs
 from support import compact, other_tasks, record, ref, settled
 
 A = record("a.md")
@@ -57,5 +56,5 @@ async def test_a_workflow_cancelled_mid_step_ends_the_lookups_its_answer_started
     await asyncio.wait_for(handler.cancel_run(), 10)  # without waiting for the lookup
     assert await settled(lambda: cancelled == [ref(A)])
     assert await settled(lambda: not other_tasks(baseline))
-    assert len(_runs(agent)) == 0  # the run left the workflow's registry, though its context lives
+    assert len(agent.moca_agui_runs) == 0  # the run left the registry, though its context lives
     assert handler.ctx is not None

@@ -187,23 +187,39 @@ READS_THE_RUN_CONTEXT = {
     "adapters/_adk.py": "the run's Runner, made in the run's background task, finds its run",
     # CrewAI's kickoff is handed no id of the request's run (no branch of issue 46 item 3)
     "adapters/_crewai.py": "a flow's or crew's kickoff finds the middleware's run",
-    "adapters/_ag2.py": "an endpoint of the user's own that calls dispatch, behind their own "
-    "CitationMiddleware, fills no registry of the stream's: the run context is its one link",
+    # AG2 hands `dispatch` only the client's run id, which requests in flight may share
+    "adapters/_ag2.py": "dispatch, called inside the request, finds the middleware's run",
 }
 
 
 def reads_of_the_run_context(root: Path) -> dict[str, list[int]]:
-    """Where a module other than the engine calls `CitationRun.current()`, by line."""
+    """Where a module other than the engine reads the run context, by line: any `.current()`
+    call (the staticmethod any `CitationRun` subclass inherits, however it is reached), and
+    in an adapter any use of the context variable `ACTIVE_RUN` itself."""
     found: defaultdict[str, list[int]] = defaultdict(list)
     for name, tree in modules(root):
+        if name == ENGINE:
+            continue
         for node in ast.walk(tree):
-            if (
-                name != ENGINE
-                and isinstance(node, ast.Call)
-                and ast.unparse(node.func).endswith("CitationRun.current")
-            ):
+            if _calls_current(node) or (name.startswith("adapters/") and _names_active_run(node)):
                 found[name].append(node.lineno)
-    return dict(found)
+    return {name: sorted(set(lines)) for name, lines in found.items()}
+
+
+def _calls_current(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "current"
+    )
+
+
+def _names_active_run(node: ast.AST) -> bool:
+    if isinstance(node, ast.ImportFrom):
+        return any(alias.name == "ACTIVE_RUN" for alias in node.names)
+    return (isinstance(node, ast.Name) and node.id == "ACTIVE_RUN") or (
+        isinstance(node, ast.Attribute) and node.attr == "ACTIVE_RUN"
+    )
 
 
 def test_only_the_engine_and_the_allowed_adapters_read_the_run_context():
@@ -215,8 +231,18 @@ def test_the_run_context_check_sees_what_it_forbids(tmp_path: Path) -> None:
         ENGINE: "class CitationRun:\n    def end(self):\n        CitationRun.current()\n",
         "core/asgi.py": "from .run import CitationRun\nrun = CitationRun.current()\n",
         "adapters/_new.py": "import moca_agui.adapter as kit\nkit.CitationRun.current()\n",
+        "adapters/_sub.py": "from ._strands import StrandsRun\nrun = StrandsRun.current()\n",
+        "adapters/_var.py": "from moca_agui.context import ACTIVE_RUN\nrun = ACTIVE_RUN.get()\n",
+        "adapters/_mod.py": "import moca_agui.context as c\nrun = c.ACTIVE_RUN.get()\n",
+        "core/stream/cite.py": "from ..context import ACTIVE_RUN\nrun = ACTIVE_RUN.get()\n",
     }
     for name, text in files.items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(text)
-    assert reads_of_the_run_context(tmp_path) == {"adapters/_new.py": [2], "core/asgi.py": [2]}
+    assert reads_of_the_run_context(tmp_path) == {
+        "adapters/_new.py": [2],
+        "adapters/_sub.py": [2],
+        "adapters/_var.py": [1, 2],
+        "adapters/_mod.py": [2],
+        "core/asgi.py": [2],
+    }

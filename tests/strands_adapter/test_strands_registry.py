@@ -32,3 +32,23 @@ async def test_the_invocation_state_carries_only_the_runs_key() -> None:
     assert [key for key, value in state.items() if key.startswith("moca_agui")] == [RUN_KEY]
     assert [v["citations"] for v in citation_events(stream)] == [[{"marker": "[1]", "record": A}]]
     assert await settled(lambda: agent.moca_agui_runs.get(key) is None)  # the run ended
+
+
+async def test_an_ended_run_is_found_no_more_while_something_still_holds_it() -> None:
+    """The run leaves the registry when its stream ends, not when it is collected (here a
+    tool keeps it)."""
+    held: list[tuple[object, str]] = []
+
+    @tool(context=True)
+    def moca_get_node(node_id: str, tool_context: ToolContext) -> dict[str, Any]:
+        """Read one node (and keep this call's run)."""
+        key = tool_context.invocation_state[RUN_KEY]
+        held.append((agent.moca_agui_runs.get(key), key))
+        return A
+
+    model = ScriptedModel([[Call("moca_get_node", {"node_id": ref(A)})], [f"{ref(A)} [1]"]])
+    agent = moca_agui.instrument(strands_agent(model, [moca_get_node]))
+    await post(app_for(agent), "q")
+    [(run, key)] = held
+    assert run is not None
+    assert agent.moca_agui_runs.get(key) is None
