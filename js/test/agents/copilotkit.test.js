@@ -19,7 +19,7 @@ import { MocaCitations, readCitations } from "moca-agui";
 import { CitationMiddleware, instrument } from "moca-agui/middleware";
 
 import { startDemo } from "../demo.js";
-import { WITH_REFS, memoryThread, rememberingAgent } from "./memory.js";
+import { WITH_REFS, memoryThread, rememberingAgent, warningsDuring } from "./memory.js";
 import { scriptedModel } from "./model.js";
 import { READER, REGISTER, SWARM, ask, assertCitedRun, assertStored, serverTools, startBareDemo } from "./support.js";
 
@@ -120,19 +120,14 @@ async function askOnly(client, questions) {
   const store = new MocaCitations();
   client.subscribe(store.subscriber());
   const runs = [];
-  const warned = [];
-  const kept = console.warn;
-  console.warn = (...args) => warned.push(args.map(String).join(" "));
-  try {
+  const { warned } = await warningsDuring(async () => {
     for (const [turn, question] of questions.entries()) {
       client.setMessages([{ id: `user-${turn + 1}`, role: "user", content: question }]);
       const events = [];
       await client.runAgent({}, { onEvent: ({ event }) => void events.push(event) });
       runs.push(events);
     }
-  } finally {
-    console.warn = kept;
-  }
+  });
   return { runs, store, warned: warned.filter((line) => line.startsWith("moca-agui:")) };
 }
 

@@ -12,7 +12,7 @@ import { MCPClient } from "@mastra/mcp";
 import { lastValueFrom, toArray } from "rxjs";
 import { CitationMiddleware, instrument } from "moca-agui/middleware";
 
-import { WITH_REFS, memoryThread, rememberingAgent } from "./memory.js";
+import { WITH_REFS, memoryThread, rememberingAgent, warningsDuring } from "./memory.js";
 import { READER, REGISTER, SWARM, serverTools } from "./support.js";
 
 let mcp;
@@ -23,10 +23,7 @@ after(async () => { await mcp?.disconnect(); });
  * holds the rest): [marker, path] of each run's citations, and what was logged. */
 async function askEach(agent, middleware, questions) {
   const cited = [];
-  const warned = [];
-  const kept = console.warn;
-  console.warn = (...args) => warned.push(args.map(String).join(" "));
-  try {
+  const { warned } = await warningsDuring(async () => {
     for (const [turn, question] of questions.entries()) {
       const input = { threadId: "thread-memory", runId: `run-${turn + 1}`, state: {}, tools: [],
         context: [], forwardedProps: {}, messages: [{ id: `user-${turn + 1}`, role: "user", content: question }] };
@@ -35,9 +32,7 @@ async function askEach(agent, middleware, questions) {
       assert.equal(values.length, 1);
       cited.push(values[0].citations.map((c) => [c.marker ?? null, c.record.node.path]));
     }
-  } finally {
-    console.warn = kept;
-  }
+  });
   return { cited, warned };
 }
 
@@ -66,10 +61,7 @@ test("Mastra with memory and a keptThread reading its memory: markers cited as t
  * run's citations, and the log lines. */
 async function runEach(agent, questions) {
   const cited = [];
-  const warned = [];
-  const kept = console.warn;
-  console.warn = (...args) => warned.push(args.map(String).join(" "));
-  try {
+  const { warned } = await warningsDuring(async () => {
     for (const [turn, question] of questions.entries()) {
       agent.setMessages([{ id: `user-${turn + 1}`, role: "user", content: question }]);
       const events = [];
@@ -78,9 +70,7 @@ async function runEach(agent, questions) {
       assert.equal(values.length, 1);
       cited.push(values[0].citations.map((c) => [c.marker ?? null, c.record.node.path]));
     }
-  } finally {
-    console.warn = kept;
-  }
+  });
   return { cited, warned: warned.filter((line) => line.startsWith("moca-agui:")) };
 }
 

@@ -48,3 +48,15 @@ export const WITH_REFS = Object.fromEntries(Object.entries(SCRIPT).map(([questio
   const path = ["hive-placement.md", "swarm-collection.md"][turn];
   return [question, { ...script, answer: `${script.answer} See ${HANDBOOK}${path} too` }];
 }));
+
+/** The lines `work` logged with console.warn (the middleware's warnings), and its result. */
+export async function warningsDuring(work) {
+  const warned = [];
+  const kept = console.warn;
+  console.warn = (...args) => warned.push(args.map(String).join(" "));
+  try {
+    return { result: await work(), warned };
+  } finally {
+    console.warn = kept;
+  }
+}
