@@ -179,7 +179,7 @@ class CitationRun:
         if delta.__class__ is not str:
             raise TypeError(f"a text delta must be a str, not {type(delta).__name__}")
         parts = self.messages.parts(message_id)
-        if not parts:
+        if not parts and not self.messages.cuts(message_id):  # no TEXT_MESSAGE_START began it
             self.messages.began(message_id, self._ledger.arrived)
         parts.append(delta)
 

@@ -415,6 +415,19 @@ def stream_rules() -> list[dict[str, Any]]:
                 {"type": "TEXT_MESSAGE_CHUNK", "messageId": "m0", "delta": " and [1]."},
             ),
         ),
+        case(
+            "an answer opened before its source, its text after",
+            "An answer begins at its TEXT_MESSAGE_START, not at its first text: the "
+            "search's a.md arrived after the start, so the [1] written after it names "
+            "nothing.",
+            run(
+                start("c1"),
+                {"type": "TEXT_MESSAGE_START", "messageId": "m0", "role": "assistant"},
+                result("c1", search(A)),
+                {"type": "TEXT_MESSAGE_CONTENT", "messageId": "m0", "delta": "Per [1]."},
+                {"type": "TEXT_MESSAGE_END", "messageId": "m0"},
+            ),
+        ),
     ]
 
 
