@@ -30,9 +30,10 @@ class LookAhead:
 
     @property
     def worth_it(self) -> bool:
-        """Whether an answer's text is worth reading as it streams: a `lookup` is set and
-        some source's record can come only from it (a compact result, an earlier turn)."""
-        return self._lookups.configured and (
+        """Whether an answer's text is worth reading as it streams: a lookup can still
+        start and some source's record can come only from it (a compact result, an
+        earlier turn)."""
+        return self._lookups.startable and (
             bool(self._intake.compact_tools) or self._ledger.has_earlier
         )
 

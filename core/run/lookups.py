@@ -135,9 +135,12 @@ class Lookups:
         self._deadline: asyncio.TimerHandle | None = None
 
     @property
-    def configured(self) -> bool:
-        """Whether the service gave a `lookup` to ask."""
-        return self._lookup is not None
+    def startable(self) -> bool:
+        """Whether a lookup can still start: one is configured, `max_lookups` is not
+        reached and `lookup_deadline` has not passed."""
+        if self._lookup is None or len(self._tasks) >= self._max:
+            return False
+        return self._slots is None or self._deadline is not None
 
     def asked(self, ref: str) -> bool:
         return ref in self._tasks

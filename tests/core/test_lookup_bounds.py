@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 import moca_agui
+from moca_agui.run.resolve import Resolver
 from streams import message, run, tool_call
 from support import citation_events, collect, compact, record, ref
 
@@ -66,6 +67,24 @@ async def test_a_run_looks_up_at_most_max_lookups_nodes_and_says_so_once(caplog)
     assert cited(stream) == ["[1]", "[2]", "[3]"]
     [line] = bound_lines(caplog, "max_lookups")
     assert ref(RECORDS[3]) in line
+
+
+async def test_an_answer_is_read_ahead_only_while_a_lookup_can_start(monkeypatch):
+    """Once `max_lookups` nodes are asked for, the answer's later text is not read ahead
+    (nothing it names could be looked up): the work of a run stays bounded."""
+    read: list[str] = []
+    prefetch = Resolver.prefetch
+
+    def counted(self: Resolver, text: str) -> None:
+        read.append(text)
+        prefetch(self, text)
+
+    monkeypatch.setattr(Resolver, "prefetch", counted)
+    stream = await collect(
+        moca_agui.cite(run_events(run(SEARCH, ANSWER)), lookup=Reader(), max_lookups=1)
+    )
+    assert cited(stream) == ["[1]"]
+    assert read and all("[1]" in text for text in read)  # nothing past the first lookup
 
 
 async def test_the_default_max_lookups_bounds_an_answer_naming_more_nodes():
