@@ -94,16 +94,14 @@ class CitationRun:
 
     @staticmethod
     def current() -> CitationRun | None:
-        """The current run of the stream whose `running()` is entered in this context, if
-        any: numbered tools number into it."""
+        """The run of the stream whose `running()` this context entered: numbered tools'."""
         active = ACTIVE_RUN.get()
         run = active if isinstance(active, CitationRun) else getattr(active, "run", None)
         return run if isinstance(run, CitationRun) else None
 
     def end(self, after: Callable[[], CitationRun | None] | None = None) -> None:
-        """The run's stream is over: a numbered tool called later (a task the run was
-        active in can outlive it) numbers into `after()`, the run the call belongs to,
-        or shows its result without numbers (logged); never into this run."""
+        """The run's stream is over: a numbered tool called later (in a task that outlived
+        it) numbers into `after()`, the run it belongs to, or not at all; never this run."""
         self._ending.end(after)
 
     def calls_out_of_order(self, *, this_run: bool = True) -> None:
@@ -117,9 +115,8 @@ class CitationRun:
             self._ledger.call_made(tool_call_id)
 
     def results_announced(self) -> None:
-        """The emitter's call ids and order are its own: the adapter announces each result
-        the model read, in its order (`result_read`), and a result takes its place by its
-        tool and text; the order is known only if every Reader result was announced."""
+        """The emitter's call ids and order are its own: the adapter announces each result the
+        model read, in order, by tool and text (`result_read`); all of them, or none is known."""
         self._ledger.results_announced()
 
     def result_read(self, tool_name: str, content: str) -> None:
@@ -163,8 +160,8 @@ class CitationRun:
         self._thread.unreadable(why)
 
     def numbered(self, tool_name: str, result: object) -> object:
-        """What the model reads of a Reader result, each source beside its run-wide marker
-        (`Intake.numbered`); after `end`, numbered by the run it belongs to, or as it is."""
+        """The Reader result as the model reads it (`Intake.numbered`); after `end`, as the
+        run it belongs to numbers it, or as it is."""
         if not self._ending.ended:
             return self._intake.numbered(tool_name, result)
         run = self._ending.run_after(self, tool_name)
