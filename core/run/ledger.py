@@ -384,9 +384,10 @@ class Ledger:
         turn's results could have been read in (none when every turn's order is known):
         the default marker of such an entry depends on an order no one knows (worked out
         once for each state of the ledger)."""
+        version = self.version  # read first: a later change makes it anew
         self.entries()
-        version, known = self._unsure
-        if version == self.version:
+        cached, known = self._unsure
+        if cached == version:
             return known
         if self.unknown_order() is None:
             known = frozenset()
@@ -400,7 +401,7 @@ class Ledger:
             if order.known and self._unannounced():
                 order = CallOrder(order.calls, NOT_ANNOUNCED, order.recorded_by_emitter, True)
             known = unsure([*thread, Turn(order, this_run)])
-        self._unsure = (self.version, known)
+        self._unsure = (version, known)
         return known
 
     def unknown_order(self) -> str | None:
