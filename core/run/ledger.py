@@ -75,9 +75,11 @@ class Ledger:
     """The entries of one run, numbered in the order the model saw them.
 
     The order is kept as entries come in: an earlier turn's entries and a result that
-    falls after the ones already in order are appended; a result that falls before one
-    of them (its call was announced earlier, it arrived later) rebuilds the order once.
-    `version` counts the changes, for the views a run keeps of the ledger.
+    falls after the ones already in order are appended, at a cost of its items; a result
+    that falls before one of them (its call was announced earlier, it arrived later), or a
+    call announced for a result held among the unannounced ones but not first of them,
+    rebuilds the order once. `version` counts the changes, for the views a run keeps of
+    the ledger.
     """
 
     __slots__ = (
@@ -86,6 +88,7 @@ class Ledger:
         "_earlier",
         "_folded",
         "_folded_version",
+        "_held_unannounced",
         "_latest",
         "_lock",
         "_longest",
@@ -100,6 +103,9 @@ class Ledger:
         "_thread_unknown",
         "_turn",
         "_turns",
+        "_unannounced_from",
+        "_unsure",
+        "_waiting",
         "version",
     )
 
@@ -118,7 +124,14 @@ class Ledger:
         self._seen: dict[Entry, Seen] = {}
         self._order: list[Seen] = []
         self._by_ref: dict[str, list[Seen]] = {}
-        self._folded: list[_Result] = []
+        self._folded: list[_Result] = []  # the first len(_folded) results, in model order
+        #: call id -> how many `_folded` results of that call were of no announced call
+        #: when folded; they are the last of `_folded`, from `_unannounced_from` on
+        self._held_unannounced: dict[str, int] = {}
+        self._unannounced_from = 0
+        #: call id (None: none) -> how many results of this run have it and no announced call
+        self._waiting: dict[str | None, int] = {}
+        self._unsure: tuple[int, frozenset[Entry]] = (-1, frozenset())  # by version
         #: For the first k `_folded` results: how many entries they and the thread hold,
         #: or -1 where a result that arrived later than the first k comes among them.
         self._reach: list[int] = []
@@ -194,7 +207,20 @@ class Ledger:
         """The model issued this call (calls are announced in the order it issued them)."""
         with self._lock:
             if self._turn.call(call_id):
+                self._waiting.pop(call_id, None)
+                self._announced(call_id)
                 self.version += 1
+
+    def _announced(self, call_id: str) -> None:
+        """`call_id` was announced, last of the calls: a folded result of it keeps its
+        place only if it is the one first of the unannounced (it joins the announced ones,
+        after all of them); otherwise the order is rebuilt."""
+        held = self._held_unannounced.pop(call_id, 0)
+        folded, first = self._folded, self._unannounced_from
+        if held == 1 and first < len(folded) and folded[first].call_id == call_id:
+            self._unannounced_from += 1
+        elif held:
+            self._rebuild = True
 
     def add_earlier(
         self, entries: list[tuple[Entry, str | None]], turn: int, order: CallOrder
@@ -240,6 +266,8 @@ class Ledger:
             with self._lock:
                 arrival = len(self._results)
                 self._results.append(_Result(call_id, arrival, captured_at, source, items))
+                if call_id not in self._turn.places:
+                    self._waiting[call_id] = self._waiting.get(call_id, 0) + 1
                 self.version += 1
 
     @property
@@ -291,22 +319,16 @@ class Ledger:
     def _fold(self) -> None:
         """Bring the order up to date: append what falls after it, or rebuild it."""
         version = self.version
-        results = self._in_model_order()
         folded = self._folded
-        if self._rebuild or results[: len(folded)] != folded:
-            self._seen, self._order, self._by_ref, folded = {}, [], {}, []
-            self._reach, self._latest = [], -1
-            self._longest = 0
-            self._rebuild = False
-            now = datetime.now(UTC)
-            for entry in self._earlier:
-                if entry not in self._seen:
-                    self._append(Seen(entry, [], now, False, earlier=True))
-            self._thread_reach = len(self._order)
+        fresh = sorted(self._results[len(folded) :], key=self._place)
+        if self._rebuild or (fresh and folded and self._place(fresh[0]) < self._place(folded[-1])):
+            self._rebuild_thread()
+            folded, fresh = self._folded, self._in_model_order()
         seen = self._seen
         reach = self._reach
         latest = self._latest
-        for result in results[len(folded) :]:
+        places = self._turn.places
+        for result in fresh:
             for entry, record, compact in result.items:
                 known = seen.get(entry)
                 if known is None:
@@ -321,9 +343,35 @@ class Ledger:
             latest = max(latest, result.arrival)
             # the first k results in the model's order are the first k that arrived
             reach.append(len(self._order) if latest == len(reach) else -1)
+            if result.call_id in places:  # then every folded result is of an announced call
+                self._unannounced_from = len(folded) + 1
+            elif result.call_id is not None:
+                held = self._held_unannounced
+                held[result.call_id] = held.get(result.call_id, 0) + 1
+            folded.append(result)
         self._latest = latest
-        self._folded = results
         self._folded_version = version
+
+    def _rebuild_thread(self) -> None:
+        """Start the order anew: the thread's entries only, no result folded."""
+        self._seen, self._order, self._by_ref, self._folded = {}, [], {}, []
+        self._held_unannounced, self._unannounced_from = {}, 0
+        self._reach, self._latest = [], -1
+        self._longest = 0
+        self._rebuild = False
+        now = datetime.now(UTC)
+        for entry in self._earlier:
+            if entry not in self._seen:
+                self._append(Seen(entry, [], now, False, earlier=True))
+        self._thread_reach = len(self._order)
+
+    def _place(self, result: _Result) -> tuple[int, int]:
+        """Where `result` falls in the model's order: its call's place (no announced
+        call: after every announced one), then its arrival."""
+        calls = self._turn.places
+        unannounced = len(calls)
+        place = unannounced if result.call_id is None else calls.get(result.call_id, unannounced)
+        return place, result.arrival
 
     def _append(self, seen: Seen) -> None:
         self._seen[seen.entry] = seen
@@ -334,39 +382,46 @@ class Ledger:
     def unsure(self) -> frozenset[Entry]:
         """The entries of `entries()` whose place may differ between the orders some
         turn's results could have been read in (none when every turn's order is known):
-        the default marker of such an entry depends on an order no one knows."""
+        the default marker of such an entry depends on an order no one knows (worked out
+        once for each state of the ledger)."""
+        version = self.version  # read first: a later change makes it anew
         self.entries()
+        cached, known = self._unsure
+        if cached == version:
+            return known
         if self.unknown_order() is None:
-            return frozenset()
-        turn = self._turn
-        thread = [Turn(turn.of_thread(known), results) for known, results in self._turns.values()]
-        this_run = [[entry for entry, _, _ in r.items] for r in self._in_model_order()]
-        order = self.order()
-        if order.known and _unannounced(turn, self._results):
-            order = CallOrder(order.calls, NOT_ANNOUNCED, order.recorded_by_emitter, True)
-        return unsure([*thread, Turn(order, this_run)])
+            known = frozenset()
+        else:
+            turn = self._turn
+            thread = [
+                Turn(turn.of_thread(order), results) for order, results in self._turns.values()
+            ]
+            this_run = [[entry for entry, _, _ in r.items] for r in self._folded]
+            order = self.order()
+            if order.known and self._unannounced():
+                order = CallOrder(order.calls, NOT_ANNOUNCED, order.recorded_by_emitter, True)
+            known = unsure([*thread, Turn(order, this_run)])
+        self._unsure = (version, known)
+        return known
 
     def unknown_order(self) -> str | None:
         """Why the order the model read some turn's results in is not known (None: the
         order of every turn it read is known)."""
         turn = self._turn  # read as it stands: freezing it costs a copy of its calls
-        unknown = turn.unknown or (NOT_ANNOUNCED if _unannounced(turn, self._results) else None)
+        unknown = turn.unknown or (NOT_ANNOUNCED if self._unannounced() else None)
         if unknown is not None or not self._turns:
             return unknown
         return turn.of_thread(CallOrder(unknown=self._thread_unknown)).unknown
 
+    def _unannounced(self) -> bool:
+        """Whether a result was not announced, where results are announced by their tool
+        and text (`results_announced`; a numbered tool's never is: it has no call)."""
+        return self._turn.by_result and bool(self._waiting)
+
     def _in_model_order(self) -> list[_Result]:
         """This run's results, in the order the model issued their calls (results of no
         announced call after, in the order they arrived)."""
-        calls = self._turn.places
-        unannounced = len(calls)
-        return sorted(
-            self._results,
-            key=lambda r: (
-                unannounced if r.call_id is None else calls.get(r.call_id, unannounced),
-                r.arrival,
-            ),
-        )
+        return sorted(self._results, key=self._place)
 
     def show(self, entries: list[Entry]) -> list[str]:
         """The marker the model is shown for each entry, assigned thread-wide in the order
@@ -392,12 +447,6 @@ class Ledger:
     def shows_markers(self) -> bool:
         """Whether the model was shown any marker (then they are the marker table)."""
         return bool(self._markers)
-
-
-def _unannounced(turn: TurnOrder, results: list[_Result]) -> bool:
-    """Whether a result was not announced, where results are announced by their tool and
-    text (`Ledger.results_announced`; a numbered tool's never is: it has no call)."""
-    return turn.by_result and any(r.call_id not in turn.places for r in results)
 
 
 class _Refs(KnownRefs):
