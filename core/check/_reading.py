@@ -24,6 +24,15 @@ class Message:
     ended: bool = False  # its TEXT_MESSAGE_END, the end of its chunks, or a snapshot
     event: int | None = None  # index of its moca.citations event
     dropped: int | None = None  # index of the MESSAGES_SNAPSHOT that left it out
+    #: where each stretch of its text begins and how many Reader results had arrived when
+    #: it (re)opened there (empty: text only a snapshot carried, written with all shown)
+    cuts: list[tuple[int, int]] = field(default_factory=list)
+
+    def began(self, cut: int) -> None:
+        """It (re)opened when `cut` Reader results had arrived: what it writes from here
+        on was written with those shown, not with what arrives while it streams."""
+        if not self.cuts or self.cuts[-1][1] != cut:
+            self.cuts.append((len(self.text), cut))
 
 
 @dataclass(slots=True)
@@ -37,6 +46,9 @@ class Run:
     records: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # ref -> records
     compacts: dict[str, list[Mapping[str, Any]]] = field(default_factory=dict)  # ref -> compacts
     others: dict[str, str] = field(default_factory=dict)  # ref -> the non-Reader tool with it
+    arrived: int = 0  # how many Reader results holding nodes have arrived
+    #: ref -> how many Reader results had arrived before the first that returned it
+    arrival: dict[str, int] = field(default_factory=dict)
     citations: list[tuple[int, object]] = field(default_factory=list)
     #: (index, message id, value) of each snapshot message's metadata citations
     carried: list[tuple[int, str, object]] = field(default_factory=list)
@@ -82,9 +94,12 @@ class StreamReading(StreamSink):
     def message_opened(self, message_id: str, role: str) -> None:
         message = self._message(message_id)
         message.ended, message.last_text = False, self._index
+        message.began(self._run.arrived)
 
     def text(self, message_id: str, delta: str) -> None:
         message = self._message(message_id)
+        if not message.cuts:  # no TEXT_MESSAGE_START began it
+            message.began(self._run.arrived)
         message.text += delta
         message.last_text = self._index
 
@@ -164,15 +179,21 @@ class StreamReading(StreamSink):
         reader = self._hooks.is_reader_tool(tool_name)
         if reader:
             run.answered.add(call_id)
+        held = False
         for item in items:
             if isinstance(item, CompactResult):
                 if reader:
                     run.compacts.setdefault(item.ref, []).append(item.result or {})
+                    run.arrival.setdefault(item.ref, run.arrived)
+                    held = True
                 continue
             ref = item.get("node", {}).get("ref")
             if not isinstance(ref, str):
                 continue
             if reader:
                 run.records.setdefault(ref, []).append(item)
+                run.arrival.setdefault(ref, run.arrived)
+                held = True
             else:
                 run.others.setdefault(ref, tool_name)
+        run.arrived += held

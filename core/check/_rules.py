@@ -110,7 +110,7 @@ class _Judge:
             )  # fmt: skip
         self._placement(run, index, read.message_id, message)
         self._sources(run, index, read.citations)
-        self._order(index, message.text, read.citations)
+        self._order(run, index, message, read.citations)
 
     def _placement(self, run: Run, index: int, message_id: str, message: Message) -> None:
         if index < message.last_text:
@@ -177,8 +177,10 @@ class _Judge:
                     f"{where} is not a node any Reader tool result of this run returned",
                 )  # fmt: skip
 
-    def _order(self, index: int, text: str, citations: Sequence[ClientCitation]) -> None:
-        refs = {c.ref for c in citations}
+    def _order(
+        self, run: Run, index: int, message: Message, citations: Sequence[ClientCitation]
+    ) -> None:
+        text, refs = message.text, {c.ref for c in citations}
         styles = self._hooks.marker_styles
         by_marker: dict[str, list[str]] = {}  # a group's marker is each of its entries'
         #: `[n]` -> the citations whose marker names n alone, in any style: a group or range
@@ -194,11 +196,16 @@ class _Judge:
         for mention in find_refs(text, refs):
             first.setdefault(mention.ref, mention.start)
         if by_marker:
+            cuts, stretch = message.cuts, 0
             for at, end in visible_markers(text, styles):
+                while stretch + 1 < len(cuts) and cuts[stretch + 1][0] <= at:
+                    stretch += 1
                 written = text[at:end]
                 named = named_markers(written, by_number, styles)
                 for ref in [*by_marker.get(written, ()), *(r for k in named for r in by_number[k])]:
-                    first[ref] = min(first.get(ref, at), at)
+                    # a marker written before its node arrived names nothing
+                    if not cuts or run.arrival.get(ref, -1) < cuts[stretch][1]:
+                        first[ref] = min(first.get(ref, at), at)
         last_position, last = -1, ""
         for position, citation in enumerate(citations):
             where = f"citations[{position}] ({citation.ref})"
