@@ -51,7 +51,9 @@ class CitationRun:
         self, options: CitationOptions | None = None, *, reads_tool_call_results: bool = True
     ) -> None:
         self.options = options = options or CitationOptions()
-        self._reads_results = reads_tool_call_results
+        self._reads_results = reads_tool_call_results  # a renewed run's setting
+        #: Whether the stream's TOOL_CALL_RESULT content is read into the run.
+        self.reads_tool_call_results = reads_tool_call_results
         #: The assistant messages' text, which is cited (the stream engine's to feed).
         self.messages = messages = Messages()
         self._ledger = ledger = Ledger()  # every entry the model was shown, in its order
@@ -67,10 +69,10 @@ class CitationRun:
         self.events = Events(options, messages, resolver, checks, lookups)
         self._ending: Ending[CitationRun] = Ending()
 
-    @property
-    def reads_tool_call_results(self) -> bool:
-        """Whether the stream's TOOL_CALL_RESULT content is read into the run."""
-        return self._reads_results
+    def results_captured(self) -> None:
+        """The adapter captures each tool's own result from now on: the stream's
+        TOOL_CALL_RESULT content (the same result, cut down) is no longer read."""
+        self.reads_tool_call_results = False
 
     def renewed(self) -> CitationRun:
         """A new run in the same stream, with this one's options and settings: if this run's
