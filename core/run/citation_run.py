@@ -43,8 +43,8 @@ class CitationRun:
     logged and the citation is left out.
 
     `reads_tool_call_results`: whether the stream's TOOL_CALL_RESULT content is read into
-    the run. An adapter that captures each tool's own return value passes False: the
-    content on the wire is the same result, serialised or cut down (and may be prose).
+    the run; False (or `results_captured`) where an adapter captures each tool's own value:
+    the wire's is the same result, serialised or cut down (and may be prose).
     """
 
     def __init__(
@@ -52,7 +52,6 @@ class CitationRun:
     ) -> None:
         self.options = options = options or CitationOptions()
         self._reads_results = reads_tool_call_results  # a renewed run's setting
-        #: Whether the stream's TOOL_CALL_RESULT content is read into the run.
         self.reads_tool_call_results = reads_tool_call_results
         #: The assistant messages' text, which is cited (the stream engine's to feed).
         self.messages = messages = Messages()
@@ -70,8 +69,7 @@ class CitationRun:
         self._ending: Ending[CitationRun] = Ending()
 
     def results_captured(self) -> None:
-        """The adapter captures each tool's own result from now on: the stream's
-        TOOL_CALL_RESULT content (the same result, cut down) is no longer read."""
+        """The adapter captures each tool's own result from now on: TOOL_CALL_RESULT is not read."""
         self.reads_tool_call_results = False
 
     def renewed(self) -> CitationRun:
