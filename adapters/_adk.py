@@ -23,12 +23,14 @@ plugin on the run's `Runner` (`_ADKRunPlugin`):
 `ADKAgent` makes a new `Runner` per run in its background task (`_create_runner`), which
 the run's stream starts in its `running()` (`asyncio.create_task` copies the run context):
 there the run is `CitationRun.current()`, the one link from the run to its Runner (why
-not a run registry: see `_create_runner`). Each run has its own `ADKRun` and plugin. The
-thread reading is `_adk_thread`'s.
+not a registry by an ADK id: see `_create_runner`); the citing agent's `RunRegistry`
+gives the `ADKRun` that feeds that run. Each run has its own `ADKRun` (holding its run as
+a `RunFeed`) and plugin. The thread reading is `_adk_thread`'s.
 """
 
 from __future__ import annotations
 
+import copy
 import logging
 from collections.abc import AsyncIterator, Iterable
 from typing import Any, TypeVar, cast
@@ -43,7 +45,15 @@ from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.tool_context import ToolContext
 
 from moca_agui import CitationOptions
-from moca_agui.adapter import CitationRun, CitationStream, cited, citing_variant, options_of
+from moca_agui.adapter import (
+    CitationRun,
+    CitationStream,
+    RunFeed,
+    RunRegistry,
+    cited,
+    citing_variant,
+    options_of,
+)
 
 from ._adk_thread import model_thread, unwrapped
 
@@ -56,11 +66,11 @@ T = TypeVar("T")
 _PLUGIN_NAME = "moca_agui"
 
 
-class ADKRun(CitationRun):
-    """A `CitationRun` fed by an ADK plugin: tool return values, call order, event ids."""
+class ADKRun:
+    """One run as an ADK plugin feeds it (`feed`): tool return values, call order, event ids."""
 
-    def __init__(self, options: CitationOptions, sent: Iterable[object] = ()) -> None:
-        super().__init__(options, reads_tool_call_results=False)  # each tool's own value
+    def __init__(self, feed: RunFeed, sent: Iterable[object] = ()) -> None:
+        self.feed = feed
         #: The ids of this run's ADK events: the ids MESSAGES_SNAPSHOT names its answers by.
         self.event_ids: set[str] = set()
         self._failed: set[str] = set()  # ids of calls that raised
@@ -68,7 +78,7 @@ class ADKRun(CitationRun):
 
     def read_session(self, context: InvocationContext) -> None:
         """Read the thread the model reads, once, before the run's first result."""
-        self.read_history(self._sent, kept=model_thread(context), only_answers=True)
+        self.feed.read_history(self._sent, kept=model_thread(context), only_answers=True)
 
     def saw_event(self, event: Event) -> None:
         """An ADK event of this run: its id, and the model's calls in the order it made them."""
@@ -78,7 +88,11 @@ class ADKRun(CitationRun):
             return
         for call in event.get_function_calls():
             if call.id and call.name:
-                self.call_made(call.id, call.name)
+                self.feed.call_made(call.id, call.name)
+
+    def is_event(self, event_id: str) -> bool:
+        """Whether `event_id` is of an ADK event of this run."""
+        return event_id in self.event_ids
 
     def tool_failed(self, call_id: str | None) -> None:
         if call_id:
@@ -87,7 +101,7 @@ class ADKRun(CitationRun):
     def tool_returned(self, name: str, call_id: str | None, result: object) -> None:
         """A tool's own return value, as ADK hands it to plugins: not yet wrapped as
         `{"result": value}`, the form the model and TOOL_CALL_RESULT get a non-dict in."""
-        self.capture(name, result, tool_call_id=call_id, failed=call_id in self._failed)
+        self.feed.capture(name, result, tool_call_id=call_id, failed=call_id in self._failed)
 
 
 class _ADKRunPlugin(BasePlugin):
@@ -135,6 +149,14 @@ class _ADKRunPlugin(BasePlugin):
 class CitingADKAgent(ADKAgent):  # type: ignore[misc]
     """An `ADKAgent` whose runs send one `moca.citations` event per assistant message."""
 
+    #: This agent's runs in flight, by the `CitationRun` each feeds (`citing` makes one per
+    #: citing agent, `__init__` one per instance of a citing class).
+    moca_agui_runs: RunRegistry[ADKRun]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.moca_agui_runs = RunRegistry("citation run")
+
     def run(self, input: RunAgentInput) -> AsyncIterator[BaseEvent]:
         """The parent's AG-UI events, plus the run's `moca.citations` events.
 
@@ -142,8 +164,10 @@ class CitingADKAgent(ADKAgent):  # type: ignore[misc]
         text streamed with: those get their own event under the snapshot's id.
         """
         # The thread is read once the session is (`before_run_callback`).
-        run = ADKRun(options_of(self), unwrapped(input.messages or ()))
-        stream = CitationStream(run, snapshot_text=run.event_ids.__contains__)
+        feed = CitationRun(options_of(self), reads_tool_call_results=False)  # the plugin's
+        run = ADKRun(feed, unwrapped(input.messages or ()))
+        self.moca_agui_runs.add(feed, run)  # found while the stream holds it (`snapshot_text`)
+        stream = CitationStream(feed, snapshot_text=run.is_event)
         return cited(super().run(input), stream)
 
     def _create_runner(self, adk_agent: Any, user_id: str, app_name: str) -> Runner:
@@ -154,8 +178,9 @@ class CitingADKAgent(ADKAgent):  # type: ignore[misc]
         # made after this Runner and shared by a run that resumes a call. The run's
         # background task runs in the engine's run context (`asyncio.create_task` copies
         # it), where the run is; from here the run's own Runner carries it.
-        run = CitationRun.current()
-        if isinstance(run, ADKRun):
+        feed = CitationRun.current()
+        run = self.moca_agui_runs.get(feed) if feed is not None else None
+        if run is not None:
             try:
                 plugins = runner.plugin_manager.plugins
                 # First: a plugin that answers a callback stops the ones after it.
@@ -167,4 +192,11 @@ class CitingADKAgent(ADKAgent):  # type: ignore[misc]
 
 def citing(target: T, options: CitationOptions) -> T:
     """A citing copy of an `ADKAgent` subclass or instance, with `options`."""
-    return citing_variant(target, CitingADKAgent, options)
+    return citing_variant(target, CitingADKAgent, options, copy=_with_registry)
+
+
+def _with_registry(agent: T) -> T:
+    """A shallow copy of `agent` with a run registry of its own."""
+    twin = copy.copy(agent)
+    cast(CitingADKAgent, twin).moca_agui_runs = RunRegistry("citation run")
+    return twin

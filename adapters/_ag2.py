@@ -31,7 +31,7 @@ from ag2.middleware import BaseMiddleware, Middleware
 from ag2.middleware.base import LLMCall, MiddlewareFactory
 
 from moca_agui import CitationOptions
-from moca_agui.adapter import CitationRun, citing_copy, options_of
+from moca_agui.adapter import CitationRun, RunFeed, citing_copy, options_of
 from moca_agui.asgi import CitationMiddleware
 
 __all__ = ["CitingAGUIStream", "ModelOrder", "citing"]
@@ -80,7 +80,7 @@ class CitingAGUIStream(AGUIStream):
 class ModelOrder(BaseMiddleware):
     """Announces each model response's tool calls to `run`, in the model's order."""
 
-    def __init__(self, event: BaseEvent, context: Context, *, run: CitationRun) -> None:
+    def __init__(self, event: BaseEvent, context: Context, *, run: RunFeed) -> None:
         super().__init__(event, context)
         self._run = run
 

@@ -25,7 +25,14 @@ from ag_ui_langgraph import LangGraphAgent  # type: ignore[import-untyped]
 
 import moca_agui
 from moca_agui import CitationOptions
-from moca_agui.adapter import CitationStream, RunRegistry, cited, citing_copy, options_of
+from moca_agui.adapter import (
+    CitationRun,
+    CitationStream,
+    RunRegistry,
+    cited,
+    citing_copy,
+    options_of,
+)
 
 from ._langgraph_run import LangGraphRun
 
@@ -58,10 +65,11 @@ class CitingAgent(LangGraphAgent):  # type: ignore[misc]
         Returns `cited`'s stream itself, not a generator around it: one hop less per event.
         A MESSAGES_SNAPSHOT carries the text of this run's answers a model did not stream.
         """
-        run = LangGraphRun(options_of(self), input)
+        feed = CitationRun(options_of(self))
+        run = LangGraphRun(feed, input)
         self.moca_agui_runs.add(input.run_id, run)
         ended = partial(self.moca_agui_runs.remove, input.run_id, run)
-        stream = CitationStream(run, snapshot_text=run.is_new_message)
+        stream = CitationStream(feed, snapshot_text=run.is_new_message)
         return cited(run.observe(super().run(input), ended), stream)
 
     async def prepare_stream(self, input: RunAgentInput, agent_state: Any, config: Any) -> Any:

@@ -35,9 +35,8 @@ from ag_ui.core import BaseEvent, RunAgentInput
 from langchain_core.messages import AIMessage, ToolMessage
 from langgraph.types import Command
 
-from moca_agui import CitationOptions
 from moca_agui.adapter import (
-    CitationRun,
+    RunFeed,
     ThreadMessage,
     calls_message,
     result_message,
@@ -149,25 +148,21 @@ def _kept(watched: Watched) -> Iterator[ThreadMessage]:
         yield _wire(message)
 
 
-class LangGraphRun(CitationRun):
-    """A `CitationRun` fed with LangGraph's tool outputs.
+class LangGraphRun:
+    """One LangGraph run as its watched events feed its run (`feed`, a `RunFeed`).
 
     Once the run's tool outputs are watched, TOOL_CALL_RESULT content (the same output,
-    cut down) is not read: `reads_tool_call_results` turns False.
+    cut down) is not read (`RunFeed.results_captured`).
     """
 
-    def __init__(self, options: CitationOptions, input: RunAgentInput) -> None:
-        super().__init__(options)
+    def __init__(self, feed: RunFeed, input: RunAgentInput) -> None:
+        self.feed = feed
         self._input = list(input.messages or ())
         self._input_ids = {message.id for message in self._input}
         self._watched: Watched | None = None
         self._fork: tuple[Any, ...] = ()  # the question a regenerate forks the thread before
         self._first = True
         self._alive = True
-
-    @property
-    def reads_tool_call_results(self) -> bool:
-        return self._watched is None
 
     def forked_before(self, question: Any) -> None:
         """This run forks the thread before `question` (a LangChain message)."""
@@ -176,6 +171,7 @@ class LangGraphRun(CitationRun):
     def watch(self, agent_state: Any, prepared: dict[str, Any]) -> None:
         """Watch the run `prepare_stream` prepared: its checkpoint and LangGraph events."""
         self._watched = _watch(agent_state, prepared, self._fork)
+        self.feed.results_captured()
 
     async def observe(
         self, events: AsyncGenerator[BaseEvent, None], ended: Callable[[], object]
@@ -202,10 +198,10 @@ class LangGraphRun(CitationRun):
             if self._watched is not None:
                 calls, outputs = self._watched.calls, self._watched.outputs
                 while calls:
-                    self.call_made(*calls.popleft())
+                    self.feed.call_made(*calls.popleft())
                 while outputs:
                     name, output, call_id, failed = outputs.popleft()
-                    self.capture(name, output, tool_call_id=call_id, failed=failed)
+                    self.feed.capture(name, output, tool_call_id=call_id, failed=failed)
         except Exception:
             logger.exception("moca_agui: stopped reading LangGraph tool outputs in this run")
             self._alive = False
@@ -217,9 +213,9 @@ class LangGraphRun(CitationRun):
         checkpoint: the input alone may be part of the thread, so none of it is numbered."""
         watched = self._watched
         if watched is None:
-            self.thread_unreadable("LangGraph's checkpoint of this run was not seen")
+            self.feed.thread_unreadable("LangGraph's checkpoint of this run was not seen")
         else:
-            self.read_history([] if watched.forked else self._input, kept=_kept(watched))
+            self.feed.read_history([] if watched.forked else self._input, kept=_kept(watched))
 
     def is_new_message(self, message_id: str) -> bool:
         """Whether a snapshot's message is of this run: the thread did not hold it before."""

@@ -6,7 +6,8 @@
 hooks that `config.thread_agent_kwargs` returns replace them, so it goes first there too).
 The copy shares the original's per-thread agents, so conversations carry on.
 
-Per run, `CitingStrandsAgent.run` makes a `StrandsRun`, registers it in the citing agent's
+Per run, `CitingStrandsAgent.run` makes a `CitationRun` and the `StrandsRun` that feeds
+it (the hooks' side of the run, holding it as a `RunFeed`), registers it in the citing agent's
 `RunRegistry` under a key of its own, hands the Strands agent only that key in the run's
 `invocation_state`, and passes the parent's AG-UI events through `moca_agui.cite`.
 `ReaderResults` (one per citing agent, holding its registry) takes each tool's own result
@@ -45,6 +46,7 @@ from strands.hooks import AfterToolCallEvent, BeforeInvocationEvent, HookProvide
 from moca_agui import CitationOptions, cite
 from moca_agui.adapter import (
     CitationRun,
+    RunFeed,
     RunRegistry,
     ThreadMessage,
     calls_message,
@@ -68,16 +70,16 @@ A = TypeVar("A")
 RUN_KEY = "moca_agui.run"
 
 
-class StrandsRun(CitationRun):
-    """A `CitationRun` fed by Strands hooks: each tool's own result, the thread it reads."""
+class StrandsRun:
+    """One run as Strands hooks feed it: each tool's own result, the thread it reads."""
 
-    def __init__(self, options: CitationOptions, sent: Iterable[object]) -> None:
-        super().__init__(options, reads_tool_call_results=False)  # the hook reads them
+    def __init__(self, feed: RunFeed, sent: Iterable[object]) -> None:
+        self.feed = feed
         self._sent = list(sent)  # the client's thread
 
     def read_thread(self, kept: Iterable[ThreadMessage]) -> None:
         """Read the thread the model reads, once, before the run's first result."""
-        self.read_history(self._sent, kept=kept, only_answers=True)
+        self.feed.read_history(self._sent, kept=kept, only_answers=True)
 
 
 class CitingStrandsAgent(StrandsAgent):  # type: ignore[misc]
@@ -98,13 +100,14 @@ class CitingStrandsAgent(StrandsAgent):  # type: ignore[misc]
         Returns `cite`'s stream itself, not a generator around it: one hop less per event.
         """
         # The hook reads the thread once the per-thread agent holds it (`read_thread`).
-        run = StrandsRun(options_of(self), input_data.messages or ())
+        feed = CitationRun(options_of(self), reads_tool_call_results=False)  # the hook reads them
+        run = StrandsRun(feed, input_data.messages or ())
         key = uuid.uuid4().hex
         self.moca_agui_runs.add(key, run)
         state = {**(invocation_state or {}), RUN_KEY: key}
         events = super().run(input_data, invocation_state=state)
         return cite(
-            _until_end(events, functools.partial(self.moca_agui_runs.remove, key, run)), run=run
+            _until_end(events, functools.partial(self.moca_agui_runs.remove, key, run)), run=feed
         )
 
 
@@ -180,7 +183,7 @@ def _capture(run: StrandsRun, event: AfterToolCallEvent) -> None:
     except Exception:
         logger.exception("moca_agui: could not read a Strands tool result; it flows on unchanged")
         return
-    run.capture(name, parts, tool_call_id=call_id, failed=failed)
+    run.feed.capture(name, parts, tool_call_id=call_id, failed=failed)
 
 
 def citing(agent: A, options: CitationOptions) -> A:

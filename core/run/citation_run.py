@@ -43,15 +43,16 @@ class CitationRun:
     logged and the citation is left out.
 
     `reads_tool_call_results`: whether the stream's TOOL_CALL_RESULT content is read into
-    the run. An adapter that captures each tool's own return value passes False: the
-    content on the wire is the same result, serialised or cut down (and may be prose).
+    the run; False (or `results_captured`) where an adapter captures each tool's own value:
+    the wire's is the same result, serialised or cut down (and may be prose).
     """
 
     def __init__(
         self, options: CitationOptions | None = None, *, reads_tool_call_results: bool = True
     ) -> None:
         self.options = options = options or CitationOptions()
-        self._reads_results = reads_tool_call_results
+        self._reads_results = reads_tool_call_results  # a renewed run's setting
+        self.reads_tool_call_results = reads_tool_call_results
         #: The assistant messages' text, which is cited (the stream engine's to feed).
         self.messages = messages = Messages()
         self._ledger = ledger = Ledger()  # every entry the model was shown, in its order
@@ -67,10 +68,9 @@ class CitationRun:
         self.events = Events(options, messages, resolver, checks, lookups)
         self._ending: Ending[CitationRun] = Ending()
 
-    @property
-    def reads_tool_call_results(self) -> bool:
-        """Whether the stream's TOOL_CALL_RESULT content is read into the run."""
-        return self._reads_results
+    def results_captured(self) -> None:
+        """The adapter captures each tool's own result from now on: TOOL_CALL_RESULT is not read."""
+        self.reads_tool_call_results = False
 
     def renewed(self) -> CitationRun:
         """A new run in the same stream, with this one's options and settings: if this run's

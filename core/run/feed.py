@@ -44,6 +44,9 @@ class RunFeed(Protocol):
     def order_not_known(self, why: str) -> None:
         """The model's order of this run's calls is not known, for the reason `why`."""
 
+    def results_captured(self) -> None:
+        """The adapter captures each tool's own result from now on: TOOL_CALL_RESULT is not read."""
+
     def capture(
         self,
         tool_name: str,

@@ -246,3 +246,66 @@ def test_the_run_context_check_sees_what_it_forbids(tmp_path: Path) -> None:
         "adapters/_mod.py": [2],
         "core/asgi.py": [2],
     }
+
+
+# -- adapters hold a run as a `RunFeed`: they make a `CitationRun`, never extend or type it --
+
+#: Adapter modules that still type a run as `CitationRun`, and why.
+TYPES_THE_RUN = {
+    # its run comes from the run context, in a module no branch of issue 46 item 3 changes
+    "adapters/_crewai.py": "a flow's or crew's kickoff types the middleware's run",
+}
+
+
+def runs_extended_or_typed(root: Path) -> dict[str, list[int]]:
+    """Where an adapter subclasses `CitationRun` or annotates a parameter, an attribute or
+    a return with it, by line (a line that only constructs one is allowed)."""
+    found: defaultdict[str, list[int]] = defaultdict(list)
+    for name, tree in modules(root):
+        if not name.startswith("adapters/"):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                typed = node.bases
+            elif isinstance(node, ast.arg | ast.AnnAssign):
+                typed = [node.annotation] if node.annotation is not None else []
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                typed = [node.returns] if node.returns is not None else []
+            else:
+                continue
+            if any(_names_citation_run(part) for part in typed):
+                found[name].append(node.lineno)
+    return {name: sorted(set(lines)) for name, lines in found.items()}
+
+
+def _names_citation_run(node: ast.AST) -> bool:
+    return any(
+        (isinstance(part, ast.Name) and part.id == "CitationRun")
+        or (isinstance(part, ast.Attribute) and part.attr == "CitationRun")
+        or (isinstance(part, ast.Constant) and "CitationRun" in str(part.value))
+        for part in ast.walk(node)
+    )
+
+
+def test_adapters_hold_their_run_as_a_run_feed():
+    assert set(runs_extended_or_typed(ROOT)) <= set(TYPES_THE_RUN)
+
+
+def test_the_run_feed_check_sees_what_it_forbids(tmp_path: Path) -> None:
+    files = {
+        "adapters/_sub.py": "import moca_agui.adapter as kit\nclass R(kit.CitationRun): ...\n",
+        "adapters/_arg.py": "def f(run: 'CitationRun | None') -> None:\n    pass\n",
+        "adapters/_attr.py": "class R:\n    run: CitationRun\n",
+        "adapters/_ret.py": "def f() -> CitationRun:\n    return CitationRun()\n",
+        "adapters/_made.py": "run = CitationRun(options)\nfeed: RunFeed = CitationRun()\n",
+        "core/stream/engine.py": "class E:\n    run: CitationRun\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    assert runs_extended_or_typed(tmp_path) == {
+        "adapters/_sub.py": [2],
+        "adapters/_arg.py": [1],
+        "adapters/_attr.py": [2],
+        "adapters/_ret.py": [1],
+    }
