@@ -37,7 +37,7 @@ from crewai.utilities.string_utils import sanitize_tool_name
 from pydantic import Field
 
 from moca_agui import CitationOptions
-from moca_agui.adapter import CitationRun, citing_copy
+from moca_agui.adapter import CitationRun, RunFeed, citing_copy
 
 __all__ = ["CitingCrew", "CitingFlow", "ModelOrder", "citing"]
 
@@ -55,7 +55,7 @@ class ModelOrder:
     """Announces to `run` each Reader result an executor's model is about to read, in
     the order it reads them (`before_model_call`, a CrewAI PRE_MODEL_CALL hook)."""
 
-    def __init__(self, run: CitationRun) -> None:
+    def __init__(self, run: RunFeed) -> None:
         self.run = run
         self._lock = threading.Lock()  # executors call it from their own threads
         #: id(executor) -> (the executor, how many of its messages were read)
@@ -107,7 +107,7 @@ def _stream_names(executor: object) -> dict[str, str]:
 
 
 @contextlib.contextmanager
-def model_order(run: CitationRun | None) -> Iterator[None]:
+def model_order(run: RunFeed | None) -> Iterator[None]:
     """A CrewAI hook scope in which each model call announces its results to `run`;
     nothing if there is no run, or a scope for it is open already (a kickoff that
     calls another)."""

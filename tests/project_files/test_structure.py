@@ -251,12 +251,6 @@ def test_the_run_context_check_sees_what_it_forbids(tmp_path: Path) -> None:
 # -- adapters hold a run as a `RunFeed`: they make a `CitationRun`, never extend or type it --
 
 #: Adapter modules that still type a run as `CitationRun`, and why.
-TYPES_THE_RUN = {
-    # its run comes from the run context, in a module no branch of issue 46 item 3 changes
-    "adapters/_crewai.py": "a flow's or crew's kickoff types the middleware's run",
-}
-
-
 def runs_extended_or_typed(root: Path) -> dict[str, list[int]]:
     """Where an adapter subclasses `CitationRun` or annotates a parameter, an attribute or
     a return with it, by line (a line that only constructs one is allowed)."""
@@ -288,7 +282,7 @@ def _names_citation_run(node: ast.AST) -> bool:
 
 
 def test_adapters_hold_their_run_as_a_run_feed():
-    assert set(runs_extended_or_typed(ROOT)) <= set(TYPES_THE_RUN)
+    assert runs_extended_or_typed(ROOT) == {}
 
 
 def test_the_run_feed_check_sees_what_it_forbids(tmp_path: Path) -> None:
