@@ -29,46 +29,15 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
-from datetime import UTC, datetime
-from typing import Any
+from datetime import datetime
 
 from ..records.entry import Entry
 from ..records.order import NOT_ANNOUNCED, CallOrder, Turn, TurnOrder, unsure
 from ..records.references import KnownRefs
+from .model_order import Item, ModelOrder, Result, Seen
 from .shown import ShownMarkers
 
-__all__ = ["Entry", "Ledger", "Seen"]
-
-
-@dataclass(slots=True)
-class Seen:
-    """An entry as the run has it: every record of it, in the model's order (a record is
-    checked only when an answer needs it, so any of them may prove invalid)."""
-
-    entry: Entry
-    #: (record, when its result was captured, the tool that returned it), in order.
-    records: list[tuple[dict[str, Any], datetime, str]]
-    captured_at: datetime  # when the model was first shown the entry
-    compact: bool  # named by a compact result: `lookup` may find its record
-    earlier: bool = False  # read in an earlier turn: `lookup` may find its record
-    #: How many of this run's results had arrived before the first that holds it (-1:
-    #: the thread's): an answer that began before then was written without it.
-    arrival: int = -1
-
-
-#: One item of a result: its entry, its record (unchecked; None: a compact result, or a
-#: value that is not plain JSON), whether it was compact.
-Item = tuple[Entry, dict[str, Any] | None, bool]
-
-
-@dataclass(slots=True, eq=False)  # compared by identity: the same result, folded
-class _Result:
-    call_id: str | None
-    arrival: int
-    captured_at: datetime
-    source: str  # the tool that returned it
-    items: list[Item]
+__all__ = ["Entry", "Item", "Ledger", "Seen"]
 
 
 class Ledger:
@@ -83,27 +52,18 @@ class Ledger:
     """
 
     __slots__ = (
-        "_by_ref",
         "_counted",
         "_earlier",
-        "_folded",
         "_folded_version",
-        "_held_unannounced",
-        "_latest",
         "_lock",
-        "_longest",
         "_markers",
-        "_order",
-        "_reach",
+        "_model",
         "_read",
         "_rebuild",
         "_results",
-        "_seen",
-        "_thread_reach",
         "_thread_unknown",
         "_turn",
         "_turns",
-        "_unannounced_from",
         "_unsure",
         "_waiting",
         "version",
@@ -117,27 +77,12 @@ class Ledger:
         #: the thread's turns, by turn: its order and its results, each as its entries
         self._turns: dict[int, tuple[CallOrder, list[list[Entry]]]] = {}
         self._thread_unknown: str | None = None  # why a turn's order in `_turns` is not known
-        self._results: list[_Result] = []  # in arrival order
+        self._results: list[Result] = []  # in arrival order
         self._markers = ShownMarkers()  # the markers the model was shown, by entry
-        #: The entries in the model's order, by entry, as a list and by node ref: the
-        #: thread's, then this run's `_folded` results.
-        self._seen: dict[Entry, Seen] = {}
-        self._order: list[Seen] = []
-        self._by_ref: dict[str, list[Seen]] = {}
-        self._folded: list[_Result] = []  # the first len(_folded) results, in model order
-        #: call id -> how many `_folded` results of that call were of no announced call
-        #: when folded; they are the last of `_folded`, from `_unannounced_from` on
-        self._held_unannounced: dict[str, int] = {}
-        self._unannounced_from = 0
+        self._model = ModelOrder()  # the entries in the model's order, as folded so far
         #: call id (None: none) -> how many results of this run have it and no announced call
         self._waiting: dict[str | None, int] = {}
         self._unsure: tuple[int, frozenset[Entry]] = (-1, frozenset())  # by version
-        #: For the first k `_folded` results: how many entries they and the thread hold,
-        #: or -1 where a result that arrived later than the first k comes among them.
-        self._reach: list[int] = []
-        self._latest = -1  # the latest arrival among the `_folded` results
-        self._thread_reach = 0  # how many entries the thread holds
-        self._longest = 0  # the length of the longest ref in `_by_ref`
         self._folded_version = 0
         self._rebuild = False  # an earlier turn came after this run's results: fold anew
         self.version = 0  # bumped on every change
@@ -208,19 +153,8 @@ class Ledger:
         with self._lock:
             if self._turn.call(call_id):
                 self._waiting.pop(call_id, None)
-                self._announced(call_id)
+                self._rebuild = self._model.announced(call_id) or self._rebuild
                 self.version += 1
-
-    def _announced(self, call_id: str) -> None:
-        """`call_id` was announced, last of the calls: a folded result of it keeps its
-        place only if it is the one first of the unannounced (it joins the announced ones,
-        after all of them); otherwise the order is rebuilt."""
-        held = self._held_unannounced.pop(call_id, 0)
-        folded, first = self._folded, self._unannounced_from
-        if held == 1 and first < len(folded) and folded[first].call_id == call_id:
-            self._unannounced_from += 1
-        elif held:
-            self._rebuild = True
 
     def add_earlier(
         self, entries: list[tuple[Entry, str | None]], turn: int, order: CallOrder
@@ -239,19 +173,16 @@ class Ledger:
             if not order.known:  # one result read out of order: the whole turn is
                 self._turns[turn] = (order, results)
                 self._thread_unknown = self._thread_unknown or order.unknown
-            now = datetime.now(UTC)
             in_place = not self._results  # the thread comes first: appended as it is read
             self._rebuild = self._rebuild or not in_place
             for entry, marker in entries:
                 self._earlier.append(entry)
-                if in_place and entry not in self._seen:
-                    self._append(Seen(entry, [], now, False, earlier=True))
                 if marker is not None:
                     self._markers.earlier(entry, marker)
             self.version += 1
             if in_place:
+                self._model.add_earlier(entry for entry, _ in entries)
                 self._folded_version = self.version
-                self._thread_reach = len(self._order)
 
     @property
     def has_earlier(self) -> bool:
@@ -265,7 +196,7 @@ class Ledger:
         if items:
             with self._lock:
                 arrival = len(self._results)
-                self._results.append(_Result(call_id, arrival, captured_at, source, items))
+                self._results.append(Result(call_id, arrival, captured_at, source, items))
                 if call_id not in self._turn.places:
                     self._waiting[call_id] = self._waiting.get(call_id, 0) + 1
                 self.version += 1
@@ -280,12 +211,7 @@ class Ledger:
         `cut` results had arrived: the thread's and theirs; None if a result that arrived
         later comes before one of them in the model's order (what it numbered is not known)."""
         self.entries()
-        if cut >= len(self._folded):
-            return len(self._order)
-        if cut <= 0:
-            return self._thread_reach
-        reach = self._reach[cut - 1]
-        return reach if reach >= 0 else None
+        return self._model.reach(cut)
 
     @staticmethod
     def shown_before(seen: Seen, cut: int | None) -> bool:
@@ -299,17 +225,17 @@ class Ledger:
         if self._folded_version != self.version:
             with self._lock:
                 self._fold()
-        return self._order
+        return self._model.order
 
     def of_node(self, ref: str) -> list[Seen] | None:
         """The entries of the node `ref`, in the model's order (None: the run has none)."""
         self.entries()
-        return self._by_ref.get(ref)
+        return self._model.by_ref.get(ref)
 
     def seen(self, entry: Entry) -> Seen | None:
         """What the run holds of `entry`, if it holds it."""
         self.entries()
-        return self._seen.get(entry)
+        return self._model.seen.get(entry)
 
     @property
     def refs(self) -> KnownRefs:
@@ -319,65 +245,24 @@ class Ledger:
     def _fold(self) -> None:
         """Bring the order up to date: append what falls after it, or rebuild it."""
         version = self.version
-        folded = self._folded
-        fresh = sorted(self._results[len(folded) :], key=self._place)
-        if self._rebuild or (fresh and folded and self._place(fresh[0]) < self._place(folded[-1])):
-            self._rebuild_thread()
-            folded, fresh = self._folded, self._in_model_order()
-        seen = self._seen
-        reach = self._reach
-        latest = self._latest
-        places = self._turn.places
-        for result in fresh:
-            for entry, record, compact in result.items:
-                known = seen.get(entry)
-                if known is None:
-                    known = Seen(entry, [], result.captured_at, compact, arrival=result.arrival)
-                    self._append(known)
-                else:
-                    known.compact = known.compact or compact
-                    if not known.earlier and result.arrival < known.arrival:
-                        known.arrival = result.arrival
-                if record is not None:
-                    known.records.append((record, result.captured_at, result.source))
-            latest = max(latest, result.arrival)
-            # the first k results in the model's order are the first k that arrived
-            reach.append(len(self._order) if latest == len(reach) else -1)
-            if result.call_id in places:  # then every folded result is of an announced call
-                self._unannounced_from = len(folded) + 1
-            elif result.call_id is not None:
-                held = self._held_unannounced
-                held[result.call_id] = held.get(result.call_id, 0) + 1
-            folded.append(result)
-        self._latest = latest
+        model = self._model
+        fresh = sorted(self._results[len(model.folded) :], key=self._place)
+        late = fresh and model.folded and self._place(fresh[0]) < self._place(model.folded[-1])
+        if self._rebuild or late:  # start anew: the thread's entries, then every result
+            model = self._model = ModelOrder()
+            model.add_earlier(self._earlier)
+            self._rebuild = False
+            fresh = self._in_model_order()
+        model.fold(fresh, self._turn.places)
         self._folded_version = version
 
-    def _rebuild_thread(self) -> None:
-        """Start the order anew: the thread's entries only, no result folded."""
-        self._seen, self._order, self._by_ref, self._folded = {}, [], {}, []
-        self._held_unannounced, self._unannounced_from = {}, 0
-        self._reach, self._latest = [], -1
-        self._longest = 0
-        self._rebuild = False
-        now = datetime.now(UTC)
-        for entry in self._earlier:
-            if entry not in self._seen:
-                self._append(Seen(entry, [], now, False, earlier=True))
-        self._thread_reach = len(self._order)
-
-    def _place(self, result: _Result) -> tuple[int, int]:
+    def _place(self, result: Result) -> tuple[int, int]:
         """Where `result` falls in the model's order: its call's place (no announced
         call: after every announced one), then its arrival."""
         calls = self._turn.places
         unannounced = len(calls)
         place = unannounced if result.call_id is None else calls.get(result.call_id, unannounced)
         return place, result.arrival
-
-    def _append(self, seen: Seen) -> None:
-        self._seen[seen.entry] = seen
-        self._order.append(seen)
-        self._by_ref.setdefault(seen.entry.ref, []).append(seen)
-        self._longest = max(self._longest, len(seen.entry.ref))
 
     def unsure(self) -> frozenset[Entry]:
         """The entries of `entries()` whose place may differ between the orders some
@@ -396,7 +281,7 @@ class Ledger:
             thread = [
                 Turn(turn.of_thread(order), results) for order, results in self._turns.values()
             ]
-            this_run = [[entry for entry, _, _ in r.items] for r in self._folded]
+            this_run = [[entry for entry, _, _ in r.items] for r in self._model.folded]
             order = self.order()
             if order.known and self._unannounced():
                 order = CallOrder(order.calls, NOT_ANNOUNCED, order.recorded_by_emitter, True)
@@ -418,7 +303,7 @@ class Ledger:
         and text (`results_announced`; a numbered tool's never is: it has no call)."""
         return self._turn.by_result and bool(self._waiting)
 
-    def _in_model_order(self) -> list[_Result]:
+    def _in_model_order(self) -> list[Result]:
         """This run's results, in the order the model issued their calls (results of no
         announced call after, in the order they arrived)."""
         return sorted(self._results, key=self._place)
@@ -462,13 +347,13 @@ class _Refs(KnownRefs):
 
     def __iter__(self) -> Iterator[str]:
         self._ledger.entries()
-        return iter(list(self._ledger._by_ref))
+        return iter(list(self._ledger._model.by_ref))
 
     def __len__(self) -> int:
         self._ledger.entries()
-        return len(self._ledger._by_ref)
+        return len(self._ledger._model.by_ref)
 
     @property
     def longest(self) -> int:
         self._ledger.entries()
-        return self._ledger._longest
+        return self._ledger._model.longest
