@@ -250,6 +250,7 @@ def test_the_run_context_check_sees_what_it_forbids(tmp_path: Path) -> None:
 
 # -- adapters hold a run as a `RunFeed`: they make a `CitationRun`, never extend or type it --
 
+
 #: Adapter modules that still type a run as `CitationRun`, and why.
 def runs_extended_or_typed(root: Path) -> dict[str, list[int]]:
     """Where an adapter subclasses `CitationRun` or annotates a parameter, an attribute or
