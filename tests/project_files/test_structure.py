@@ -117,6 +117,13 @@ def named_twice(root: Path) -> dict[str, list[str]]:
     return {function: places for function, places in defined.items() if len(places) > 1}
 
 
+def planted(root: Path, files: dict[str, str]) -> None:
+    """Write `files` (path -> text) under `root`: a tree for a check's self-test."""
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+
+
 def test_the_runs_facade_is_at_most_150_lines():
     assert facade_lines(ROOT) <= MAX_FACADE_LINES
 
@@ -159,9 +166,7 @@ def test_the_checks_see_what_they_forbid(tmp_path: Path) -> None:
         "adapters/_weak.py": "from weakref import WeakKeyDictionary\n",
         "adapters/_held.py": "import weakref\n_RUNS = {}\n_MORE: list[int] = list()\n",
     }
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
+    planted(tmp_path, files)
     assert facade_lines(tmp_path) == 151
     assert oversized_classes(tmp_path) == {"core/stream/big.py:Big": 301}
     assert oversized_adapter_modules(tmp_path) == {"_long.py": 251}
@@ -236,9 +241,7 @@ def test_the_run_context_check_sees_what_it_forbids(tmp_path: Path) -> None:
         "adapters/_mod.py": "import moca_agui.context as c\nrun = c.ACTIVE_RUN.get()\n",
         "core/stream/cite.py": "from ..context import ACTIVE_RUN\nrun = ACTIVE_RUN.get()\n",
     }
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
+    planted(tmp_path, files)
     assert reads_of_the_run_context(tmp_path) == {
         "adapters/_new.py": [2],
         "adapters/_sub.py": [2],
@@ -251,7 +254,6 @@ def test_the_run_context_check_sees_what_it_forbids(tmp_path: Path) -> None:
 # -- adapters hold a run as a `RunFeed`: they make a `CitationRun`, never extend or type it --
 
 
-#: Adapter modules that still type a run as `CitationRun`, and why.
 def runs_extended_or_typed(root: Path) -> dict[str, list[int]]:
     """Where an adapter subclasses `CitationRun` or annotates a parameter, an attribute or
     a return with it, by line (a line that only constructs one is allowed)."""
@@ -295,9 +297,7 @@ def test_the_run_feed_check_sees_what_it_forbids(tmp_path: Path) -> None:
         "adapters/_made.py": "run = CitationRun(options)\nfeed: RunFeed = CitationRun()\n",
         "core/stream/engine.py": "class E:\n    run: CitationRun\n",
     }
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
+    planted(tmp_path, files)
     assert runs_extended_or_typed(tmp_path) == {
         "adapters/_sub.py": [2],
         "adapters/_arg.py": [1],
