@@ -133,7 +133,9 @@ class StreamReading(StreamSink):
         self._snapshot_ids.add(message_id)
         run = self._run
         if role == "tool" and tool_call_id is not None:
-            self._result(tool_call_id, self._follower.tool_name(tool_call_id), content)
+            # when the model read it is not known: no stretch is judged by its arrival
+            name = self._follower.tool_name(tool_call_id)
+            self._result(tool_call_id, name, content, timed=False)
         elif (
             role == "assistant"
             and isinstance(content, str)
@@ -166,7 +168,9 @@ class StreamReading(StreamSink):
             "warning", "AG-UI", kind, self._index, f"{reason}: the event was not read"
         )
 
-    def _result(self, call_id: str, tool_name: str | None, content: object) -> None:
+    def _result(
+        self, call_id: str, tool_name: str | None, content: object, *, timed: bool = True
+    ) -> None:
         if tool_name is None:
             return  # a call the stream did not name: whose result it is stays unknown
         try:  # a numbered result (moca_agui.numbered) shows the model the Reader's items
@@ -184,16 +188,18 @@ class StreamReading(StreamSink):
             if isinstance(item, CompactResult):
                 if reader:
                     run.compacts.setdefault(item.ref, []).append(item.result or {})
-                    run.arrival.setdefault(item.ref, run.arrived)
                     held = True
+                    if timed:
+                        run.arrival.setdefault(item.ref, run.arrived)
                 continue
             ref = item.get("node", {}).get("ref")
             if not isinstance(ref, str):
                 continue
             if reader:
                 run.records.setdefault(ref, []).append(item)
-                run.arrival.setdefault(ref, run.arrived)
                 held = True
+                if timed:
+                    run.arrival.setdefault(ref, run.arrived)
             else:
                 run.others.setdefault(ref, tool_name)
-        run.arrived += held
+        run.arrived += held and timed

@@ -122,7 +122,8 @@ async def test_no_more_than_lookup_concurrency_lookups_run_at_once_and_all_finis
     events = run(SEARCH, ANSWER)
     lookup = LOOKUP_FORMS[form](reader)
     stream = await collect(moca_agui.cite(run_events(events), lookup=lookup, lookup_concurrency=2))
-    assert reader.most_in_flight == 2
+    # never more than 2 at once; as many as 2 only if a place frees late enough (threads)
+    assert 1 <= reader.most_in_flight <= 2
     assert cited(stream) == [f"[{k}]" for k in range(1, 11)]
 
 
