@@ -13,7 +13,9 @@ from make_cases import CASES, write_cases
 WRITTEN_ON_1X = int(version("ag-ui-protocol").split(".")[0]) >= 1
 
 
-@pytest.mark.skipif(not WRITTEN_ON_1X, reason="the corpus is written on ag-ui-protocol 1.x")
+@pytest.mark.skipif(
+    not WRITTEN_ON_1X, reason="the corpus is written on ag-ui-protocol 1.x: `nox -s tests`"
+)
 def test_make_cases_writes_the_committed_cases(tmp_path: Path) -> None:
     written = write_cases(tmp_path)
     committed_names = sorted(path.name for path in CASES.glob("*.json"))
