@@ -22,7 +22,7 @@ plugin on the run's `Runner` (`_ADKRunPlugin`):
 
 `ADKAgent` makes a new `Runner` per run in its background task (`_create_runner`), which
 the run's stream starts in its `running()` (`asyncio.create_task` copies the run context):
-there the run is `CitationRun.current()`, the one link from the run to its Runner (why
+there the run is `request_run()`, the one link from the run to its Runner (why
 not a registry by an ADK id: see `_create_runner`); the citing agent's `RunRegistry`
 gives the `ADKRun` that feeds that run. Each run has its own `ADKRun` (holding its run as
 a `RunFeed`) and plugin. The thread reading is `_adk_thread`'s.
@@ -53,6 +53,7 @@ from moca_agui.adapter import (
     cited,
     citing_variant,
     options_of,
+    request_run,
 )
 
 from ._adk_thread import model_thread, unwrapped
@@ -178,7 +179,7 @@ class CitingADKAgent(ADKAgent):  # type: ignore[misc]
         # made after this Runner and shared by a run that resumes a call. The run's
         # background task runs in the engine's run context (`asyncio.create_task` copies
         # it), where the run is; from here the run's own Runner carries it.
-        feed = CitationRun.current()
+        feed = request_run()
         run = self.moca_agui_runs.get(feed) if feed is not None else None
         if run is not None:
             try:

@@ -4,7 +4,7 @@
 and its held turns) whose class has `CitingAGUIStream` mixed in first. Its `build_asgi()`
 is the parent's endpoint behind `CitationMiddleware` with the instrument's options; its
 `dispatch` adds `ModelOrder` to the run's AG2 middleware, bound to the run the citation
-middleware made for the request: the request's run context (`CitationRun.current()`),
+middleware made for the request: the request's run context (`request_run()`),
 which the middleware enters around the endpoint, per request. That is AG2's one link:
 the run id AG2 hands `dispatch` is the client's, which requests in flight may share, so
 no registry keyed by it could tell their runs apart. An endpoint of the user's own that
@@ -12,10 +12,10 @@ calls `dispatch` behind their own `CitationMiddleware` is linked the same way.
 
 `ModelOrder.on_llm_call` sees each `ModelResponse` before AG2 starts its tools: it
 announces the response's tool calls to the run in the order the model gave them
-(`CitationRun.call_made`). The TOOL_CALL_START events that AG2's tool tasks send later,
+(`RunFeed.call_made`). The TOOL_CALL_START events that AG2's tool tasks send later,
 in whatever order they run, then change nothing: a call is numbered where it was first
 announced. The earlier turns' calls reach the run as the client recorded them from the
-wire, so their order is taken as unknown (`CitationRun.calls_out_of_order`).
+wire, so their order is taken as unknown (`RunFeed.calls_out_of_order`).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from ag2.middleware import BaseMiddleware, Middleware
 from ag2.middleware.base import LLMCall, MiddlewareFactory
 
 from moca_agui import CitationOptions
-from moca_agui.adapter import CitationRun, RunFeed, citing_copy, options_of
+from moca_agui.adapter import RunFeed, citing_copy, options_of, request_run
 from moca_agui.asgi import CitationMiddleware
 
 __all__ = ["CitingAGUIStream", "ModelOrder", "citing"]
@@ -70,7 +70,7 @@ class CitingAGUIStream(AGUIStream):
         """The parent's run, with `ModelOrder` for the request's citation run, if any. The
         thread the client sends back holds earlier turns' calls in the wire's order, which
         may not be the model's: those turns' order is unknown to the run."""
-        run = CitationRun.current()  # the request's own run: see the module's docstring
+        run = request_run()  # the request's own run: see the module's docstring
         if run is not None:
             run.calls_out_of_order(this_run=False)
             middleware = [*middleware, Middleware(ModelOrder, run=run)]

@@ -5,13 +5,13 @@
 `resume_async`, which every entry reaches; a crew's `kickoff` and `akickoff`) runs in a
 CrewAI execution scope of hooks (`scoped_hooks`, a context variable: per request, never
 process-wide) holding a `ModelOrder` bound to the request's citation run, the one
-`CitationMiddleware` made (`CitationRun.current()`). ag-ui-crewai copies the flow or
+`CitationMiddleware` made (`request_run()`). ag-ui-crewai copies the flow or
 crew for each request, and both it and CrewAI copy the context into their threads.
 
 Before each model call, `ModelOrder` reads the executor's messages the model has not
 read yet: its tool messages are the results of the last response's calls, in the order
 the model issued them, whichever finished first. It announces each Reader result by its
-tool and text (`CitationRun.result_read`), as the wire sends it (an MCP tool by its name
+tool and text (`RunFeed.result_read`), as the wire sends it (an MCP tool by its name
 on the server). A result never announced (a tool whose result is the answer, a result
 the model read in another form) or Reader results read by two executors (two agents)
 leave the run's default markers out, as the bare middleware does.
@@ -37,7 +37,7 @@ from crewai.utilities.string_utils import sanitize_tool_name
 from pydantic import Field
 
 from moca_agui import CitationOptions
-from moca_agui.adapter import CitationRun, RunFeed, citing_copy
+from moca_agui.adapter import RunFeed, citing_copy, request_run
 
 __all__ = ["CitingCrew", "CitingFlow", "ModelOrder", "citing"]
 
@@ -138,11 +138,11 @@ class CitingFlow(Flow):  # type: ignore[misc]
     """
 
     async def kickoff_async(self, *args: Any, **kwargs: Any) -> Any:
-        with model_order(CitationRun.current()):
+        with model_order(request_run()):
             return await super().kickoff_async(*args, **kwargs)
 
     async def resume_async(self, *args: Any, **kwargs: Any) -> Any:
-        with model_order(CitationRun.current()):
+        with model_order(request_run()):
             return await super().resume_async(*args, **kwargs)
 
 
@@ -157,11 +157,11 @@ class CitingCrew(Crew):  # type: ignore[misc]
     moca_agui_options: Any = Field(default=None, exclude=True)
 
     def kickoff(self, *args: Any, **kwargs: Any) -> Any:
-        with model_order(CitationRun.current()):
+        with model_order(request_run()):
             return super().kickoff(*args, **kwargs)
 
     async def akickoff(self, *args: Any, **kwargs: Any) -> Any:
-        with model_order(CitationRun.current()):
+        with model_order(request_run()):
             return await super().akickoff(*args, **kwargs)
 
 

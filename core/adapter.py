@@ -11,7 +11,8 @@ tells its run what it knows through `RunFeed`; builds the thread its framework k
 with `calls_message`, `result_message` and `turn_message`; passes a failed call's result
 as `capture(..., failed=True)`; and finds a run from a hook that knows only the
 framework's run id in a `RunRegistry` its citing object holds (by the framework's per-run
-object in a `RunObjectRegistry`, where its hooks reach no run id).
+object in a `RunObjectRegistry`, where its hooks reach no run id), or, where the
+framework hands its hooks neither (only the client's run id), as `request_run()`.
 """
 
 from .markers import MarkerStyle
@@ -35,7 +36,7 @@ from .records.references import Mention
 from .records.schema import InvalidRecord, as_record
 from .records.thread import ThreadMessage, calls_message, result_message, turn_message
 from .run import CitationRun
-from .run.feed import RunFeed
+from .run.feed import RunFeed, request_run
 from .run.registry import RunObjectRegistry, RunRegistry
 from .stream.citation_stream import CitationStream
 from .stream.cite import cited, tap
@@ -70,6 +71,7 @@ __all__ = [
     "numbered_result",
     "options_of",
     "pip_install",
+    "request_run",
     "require",
     "result_message",
     "subclass_of",

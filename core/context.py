@@ -2,7 +2,8 @@
 
 The stream engine owns it: `CitationStream.running()` is its one setter, entered where
 the agent's tools run. Numbered tools read it (`plugins.numbered`), and so does
-`CitationRun.current()`. Per context, so concurrent runs never see each other's.
+`CitationRun.current()` and the adapter kit's `request_run()`. Per context, so concurrent
+runs never see each other's.
 """
 
 from __future__ import annotations

@@ -1,16 +1,22 @@
-"""`RunFeed`: what an adapter tells a run, the whole of a run an adapter's quirks use."""
+"""`RunFeed`: what an adapter tells a run, the whole of a run an adapter's quirks use;
+`request_run()`: the run of the request being served, for a hook handed no run id."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Protocol
 
-__all__ = ["RunFeed"]
+from .citation_run import CitationRun
+
+__all__ = ["RunFeed", "request_run"]
 
 
 class RunFeed(Protocol):
     """The adapter-facing side of a `CitationRun`: the thread the model reads, the order
     of its calls, and the tools' results. Each is documented on `CitationRun`."""
+
+    def __hash__(self) -> int:
+        """By identity: a run is a key of the registry of what an adapter keeps for it."""
 
     def is_reader_tool(self, tool_name: str) -> bool:
         """Whether results of `tool_name` are Reader results."""
@@ -56,3 +62,12 @@ class RunFeed(Protocol):
         failed: bool = False,
     ) -> None:
         """Take in one tool's result (a `failed` call's holds no source)."""
+
+
+def request_run() -> RunFeed | None:
+    """The run whose stream this context runs in (its engine entered it, per request), or
+    None. For a hook its framework hands no id that one run owns, only its client's run id
+    (which runs in flight may share): as OpenInference follows the context where a
+    framework hands no run id. A hook handed the framework's own run id, or a per-run
+    object, finds its run in a `RunRegistry` or `RunObjectRegistry` instead."""
+    return CitationRun.current()

@@ -180,17 +180,20 @@ def test_the_checks_see_what_they_forbid(tmp_path: Path) -> None:
     ]
 
 
-# -- the run context: read by the engine, not by adapters' private methods ----------------
+# -- the run context: read by the engine and its one accessor, `request_run()` -------------
 
-#: The engine's module, which owns the run context (`CitationRun.current()` is defined there).
-ENGINE = "core/run/citation_run.py"
-#: Modules other than the engine that read the run context with `CitationRun.current()`,
-#: and why: a hook finds its run in a `RunRegistry`, by the framework's run id, where it can.
-READS_THE_RUN_CONTEXT = {
+#: The engine's modules: `CitationRun.current()` is defined in one, the kit's
+#: `request_run()` (which hands an adapter the run as a `RunFeed`) in the other.
+ENGINE = ("core/run/citation_run.py", "core/run/feed.py")
+#: The adapters that find their run with `request_run()`, and why: a hook finds its run
+#: in a `RunRegistry` by the framework's own run id, or in a `RunObjectRegistry` by its
+#: per-run object, where its framework hands it one (as OpenInference keys its spans by a
+#: run id where it has one, and follows the context where it has none).
+READS_THE_REQUEST_RUN = {
     # ag-ui-adk hands its Runner nothing one run owns (the client's run id may be shared,
     # the input is copied, ADK's invocation id is made later and reused on resume)
     "adapters/_adk.py": "the run's Runner, made in the run's background task, finds its run",
-    # CrewAI's kickoff is handed no id of the request's run (no branch of issue 46 item 3)
+    # CrewAI's kickoff is handed no id of the request's run, only a deep copy of the flow
     "adapters/_crewai.py": "a flow's or crew's kickoff finds the middleware's run",
     # AG2 hands `dispatch` only the client's run id, which requests in flight may share
     "adapters/_ag2.py": "dispatch, called inside the request, finds the middleware's run",
@@ -203,12 +206,26 @@ def reads_of_the_run_context(root: Path) -> dict[str, list[int]]:
     in an adapter any use of the context variable `ACTIVE_RUN` itself."""
     found: defaultdict[str, list[int]] = defaultdict(list)
     for name, tree in modules(root):
-        if name == ENGINE:
+        if name in ENGINE:
             continue
         for node in ast.walk(tree):
             if _calls_current(node) or (name.startswith("adapters/") and _names_active_run(node)):
                 found[name].append(node.lineno)
     return {name: sorted(set(lines)) for name, lines in found.items()}
+
+
+def request_run_callers(root: Path) -> set[str]:
+    """The modules that call `request_run()`, however it is reached."""
+    return {
+        name
+        for name, tree in modules(root)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and (
+            (isinstance(node.func, ast.Name) and node.func.id == "request_run")
+            or (isinstance(node.func, ast.Attribute) and node.func.attr == "request_run")
+        )
+    }
 
 
 def _calls_current(node: ast.AST) -> bool:
@@ -227,18 +244,25 @@ def _names_active_run(node: ast.AST) -> bool:
     )
 
 
-def test_only_the_engine_and_the_allowed_adapters_read_the_run_context():
-    assert set(reads_of_the_run_context(ROOT)) <= set(READS_THE_RUN_CONTEXT)
+def test_only_the_engine_reads_the_run_context():
+    assert reads_of_the_run_context(ROOT) == {}
+
+
+def test_only_the_listed_adapters_find_their_run_by_the_request():
+    assert request_run_callers(ROOT) == set(READS_THE_REQUEST_RUN)
 
 
 def test_the_run_context_check_sees_what_it_forbids(tmp_path: Path) -> None:
     files = {
-        ENGINE: "class CitationRun:\n    def end(self):\n        CitationRun.current()\n",
+        ENGINE[0]: "class CitationRun:\n    def end(self):\n        CitationRun.current()\n",
+        ENGINE[1]: "def request_run():\n    return CitationRun.current()\n",
         "core/asgi.py": "from .run import CitationRun\nrun = CitationRun.current()\n",
         "adapters/_new.py": "import moca_agui.adapter as kit\nkit.CitationRun.current()\n",
         "adapters/_sub.py": "from ._strands import StrandsRun\nrun = StrandsRun.current()\n",
         "adapters/_var.py": "from moca_agui.context import ACTIVE_RUN\nrun = ACTIVE_RUN.get()\n",
         "adapters/_mod.py": "import moca_agui.context as c\nrun = c.ACTIVE_RUN.get()\n",
+        "adapters/_kit.py": "import moca_agui.adapter as kit\nrun = kit.request_run()\n",
+        "adapters/_fn.py": "from moca_agui.adapter import request_run\nrun = request_run()\n",
         "core/stream/cite.py": "from ..context import ACTIVE_RUN\nrun = ACTIVE_RUN.get()\n",
     }
     planted(tmp_path, files)
@@ -249,6 +273,7 @@ def test_the_run_context_check_sees_what_it_forbids(tmp_path: Path) -> None:
         "adapters/_mod.py": [2],
         "core/asgi.py": [2],
     }
+    assert request_run_callers(tmp_path) == {"adapters/_kit.py", "adapters/_fn.py"}
 
 
 # -- adapters hold a run as a `RunFeed`: they make a `CitationRun`, never extend or type it --
