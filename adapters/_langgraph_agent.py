@@ -32,6 +32,7 @@ from moca_agui.adapter import (
     cited,
     citing_copy,
     options_of,
+    tap,
 )
 
 from ._langgraph_run import LangGraphRun
@@ -70,7 +71,7 @@ class CitingAgent(LangGraphAgent):  # type: ignore[misc]
         self.moca_agui_runs.add(input.run_id, run)
         ended = partial(self.moca_agui_runs.remove, input.run_id, run)
         stream = CitationStream(feed, snapshot_text=run.is_new_message)
-        return cited(run.observe(super().run(input), ended), stream)
+        return cited(tap(super().run(input), run.take), stream, ended=ended)
 
     async def prepare_stream(self, input: RunAgentInput, agent_state: Any, config: Any) -> Any:
         """The parent's prepared stream, watched for the tool outputs of its Reader."""
