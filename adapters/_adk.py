@@ -33,6 +33,7 @@ from __future__ import annotations
 import copy
 import logging
 from collections.abc import AsyncIterator, Iterable
+from functools import partial
 from typing import Any, TypeVar, cast
 
 from ag_ui.core import BaseEvent, RunAgentInput
@@ -167,9 +168,10 @@ class CitingADKAgent(ADKAgent):  # type: ignore[misc]
         # The thread is read once the session is (`before_run_callback`).
         feed = CitationRun(options_of(self), reads_tool_call_results=False)  # the plugin's
         run = ADKRun(feed, unwrapped(input.messages or ()))
-        self.moca_agui_runs.add(feed, run)  # found while the stream holds it (`snapshot_text`)
+        self.moca_agui_runs.add(feed, run)  # found until its stream ends
+        ended = partial(self.moca_agui_runs.remove, feed, run)
         stream = CitationStream(feed, snapshot_text=run.is_event)
-        return cited(super().run(input), stream)
+        return cited(super().run(input), stream, ended=ended)
 
     def _create_runner(self, adk_agent: Any, user_id: str, app_name: str) -> Runner:
         runner = cast(Runner, super()._create_runner(adk_agent, user_id, app_name))

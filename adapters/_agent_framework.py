@@ -242,7 +242,7 @@ class _ToolResults:
             return
         failed = content.type == "function_result" and content.exception is not None
         if content.type == "function_result":  # failed: an error (the model may retry)
-            result: object = None if failed else content_parts(content.items or [])
+            result: object = content_parts(content.items or [])
         else:  # a provider-hosted MCP tool: its output, Content items or a value
             output = content.output
             result = content_parts(output) if isinstance(output, list) else output

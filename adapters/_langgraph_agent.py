@@ -11,6 +11,13 @@ stay in force. Three methods change, and only by wrapping the parent's:
 
 Nothing of a run is kept on the agent: run state lives in the run's `LangGraphRun`, which
 `prepare_stream` finds in the agent's `RunRegistry` by the run's id while it is in flight.
+That id is the client's: ag-ui-langgraph hands `prepare_stream` and
+`prepare_regenerate_stream` the input, and LangGraph's own run id is made later, by the
+graph. It is never shared by two runs of one agent: a `LangGraphAgent` keeps its run's
+state on itself (`active_run`), so ag-ui-langgraph's endpoint runs each request on a clone
+(`clone`, whose registry is its own) and an agent running two requests at once fails in
+ag-ui-langgraph itself. Were two runs in flight under one id, neither is found (logged),
+and its markers are left out.
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ from moca_agui.adapter import (
     cited,
     citing_copy,
     options_of,
+    tap,
 )
 
 from ._langgraph_run import LangGraphRun
@@ -70,7 +78,7 @@ class CitingAgent(LangGraphAgent):  # type: ignore[misc]
         self.moca_agui_runs.add(input.run_id, run)
         ended = partial(self.moca_agui_runs.remove, input.run_id, run)
         stream = CitationStream(feed, snapshot_text=run.is_new_message)
-        return cited(run.observe(super().run(input), ended), stream)
+        return cited(tap(super().run(input), run.take), stream, ended=ended)
 
     async def prepare_stream(self, input: RunAgentInput, agent_state: Any, config: Any) -> Any:
         """The parent's prepared stream, watched for the tool outputs of its Reader."""

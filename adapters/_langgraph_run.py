@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import logging
 from collections import deque
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -173,22 +173,8 @@ class LangGraphRun:
         self._watched = _watch(agent_state, prepared, self._fork)
         self.feed.results_captured()
 
-    async def observe(
-        self, events: AsyncGenerator[BaseEvent, None], ended: Callable[[], object]
-    ) -> AsyncIterator[BaseEvent]:
-        """Yield `events` unchanged, taking in tool outputs and snapshots on the way; call
-        `ended` once they end or are closed (the run is found no more)."""
-        try:
-            async for event in events:
-                self._take(event)
-                yield event
-        finally:
-            try:
-                await events.aclose()
-            finally:
-                ended()
-
-    def _take(self, event: BaseEvent) -> None:
+    def take(self, event: BaseEvent) -> None:
+        """Take in the tool outputs and calls watched up to `event`, the run's next event."""
         if not self._alive:
             return
         try:

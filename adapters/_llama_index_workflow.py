@@ -82,8 +82,12 @@ class _ChatStepContext:
         if isinstance(ev, TextMessageChunkWorkflowEvent) and ev.message_id and ev.delta:
             self.message_id = ev.message_id
             # Pushed as it streams: the sources it names are looked up while the model
-            # writes the rest. A text chunk makes nothing due: nothing comes back to send.
-            self._stream.push(TextMessageChunkEvent(message_id=ev.message_id, delta=ev.delta))
+            # writes the rest. A text chunk makes nothing due (RUN_FINISHED and a snapshot
+            # do): `push` gives the chunk back, and the step has nothing else to send.
+            chunk = TextMessageChunkEvent(message_id=ev.message_id, delta=ev.delta)
+            if self._stream.push(chunk) is not chunk:  # events this step cannot send
+                logger.error("moca_agui: a text chunk made events due; citations off for this run")
+                self._stream.close()
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._ctx, name)

@@ -168,7 +168,7 @@ def _thread(messages: Iterable[Any]) -> Iterator[ThreadMessage]:
             yield calls_message((use.get("toolUseId"), use.get("name")) for use in uses)
         for result in (block["toolResult"] for block in blocks if "toolResult" in block):
             failed = result.get("status") != "success"
-            content = None if failed else content_parts(result.get("content"))
+            content = content_parts(result.get("content"))
             yield result_message(result.get("toolUseId"), content, failed=failed)
 
 
@@ -179,7 +179,7 @@ def _capture(run: StrandsRun, event: AfterToolCallEvent) -> None:
         if getattr(event, "retry", False) or event.cancel_message is not None:
             return  # discarded or never run: the model is not sent this result
         failed = event.exception is not None or result.get("status") != "success"
-        parts = None if failed else content_parts(result.get("content"))
+        parts = content_parts(result.get("content"))
     except Exception:
         logger.exception("moca_agui: could not read a Strands tool result; it flows on unchanged")
         return

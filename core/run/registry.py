@@ -1,11 +1,14 @@
 """`RunRegistry`: the runs in flight, by an id (or per-run object).
 
-A framework calls an adapter's hooks with its own ids, not with the run the adapter made:
-the registry is where a hook finds that run, as OpenInference finds a span by its run id.
-The id is the framework's run id, or one several runs may share (a thread's): a hook finds
-the sole run in flight under it, or none. Where the hooks reach no id, `RunObjectRegistry`
-finds the run by the object the framework hands each of them for that run. One registry
-per citing object (never module-wide); neither keeps a run alive past its run.
+A framework calls an adapter's hooks with what it has, not with the run the adapter
+made: the registry is where a hook finds that run. A hook handed the framework's own run
+id finds it under that id, or under one several runs may share (a thread's): the sole
+run in flight under it, or none. A hook handed a per-run object finds it by that object
+(`RunObjectRegistry`). A hook handed neither (only the client's run id, which runs in
+flight may share) finds it as the kit's `request_run()`, as OpenInference follows the
+context where it has no run id (and what its adapter keeps for the run in a registry
+keyed by that run). One registry per citing object (never module-wide); neither keeps a
+run alive past its run.
 """
 
 from __future__ import annotations

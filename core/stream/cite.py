@@ -56,10 +56,14 @@ def cite(
 
 
 async def cited(
-    events: AsyncIterable[BaseEvent], stream: CitationStream
+    events: AsyncIterable[BaseEvent],
+    stream: CitationStream,
+    *,
+    ended: Callable[[], object] | None = None,
 ) -> AsyncIterator[BaseEvent]:
     """Yield `events` through `stream`: what it sends for each event, then what it sends
-    when `events` ends. Closing it closes `events`.
+    when `events` ends. Closing it closes `events`; `ended()` is called once it ended or
+    was closed (an adapter's run leaves its registry there).
 
     `events` makes each event inside the stream's `running()` (entered again for a step
     the consumer makes from another context, a new task each time, say), so numbered
@@ -88,10 +92,14 @@ async def cited(
             async for made in stream.finish():
                 yield made
     finally:
-        stream.close()  # a client that left leaves nothing of the run running
-        close = getattr(iterator, "aclose", None)
-        if close is not None:
-            await close()
+        try:
+            stream.close()  # a client that left leaves nothing of the run running
+            close = getattr(iterator, "aclose", None)
+            if close is not None:
+                await close()
+        finally:
+            if ended is not None:
+                ended()
 
 
 async def tap(stream: AsyncIterable[T], watch: Callable[[T], object]) -> AsyncIterator[T]:
