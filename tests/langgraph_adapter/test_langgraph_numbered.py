@@ -48,8 +48,9 @@ def reader() -> list[Any]:
         """Search the knowledge base."""
         if query == "bees":
             await got_node.wait()
-            for _ in range(3):  # moca_get_node's end is taken first (no clock involved)
-                await asyncio.sleep(0)
+            # moca_get_node runs in a worker thread, which needs the GIL to return and be
+            # numbered: a few steps of the loop are not enough on a loaded machine
+            await asyncio.sleep(0.2)
             return {"query": query, "results": [A, B]}
         return {"query": query, "results": [D, A]}
 
