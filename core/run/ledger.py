@@ -43,12 +43,12 @@ __all__ = ["Entry", "Item", "Ledger", "Seen"]
 class Ledger:
     """The entries of one run, numbered in the order the model saw them.
 
-    The order is kept as entries come in: an earlier turn's entries and a result that
-    falls after the ones already in order are appended, at a cost of its items; a result
-    that falls before one of them (its call was announced earlier, it arrived later), or a
-    call announced for a result held among the unannounced ones but not first of them,
-    rebuilds the order once. `version` counts the changes, for the views a run keeps of
-    the ledger.
+    The order is kept as entries come in (`ModelOrder`): each result is folded once, at
+    its place, at the cost of its items, whenever it arrives (one that falls before those
+    folded, its call announced earlier, is put before them) and a call announced after
+    its results moves them at the same cost; only an earlier turn read after this run's
+    results makes the order anew. `version` counts the changes, for the views a run
+    keeps of the ledger.
     """
 
     __slots__ = (
@@ -153,7 +153,7 @@ class Ledger:
         with self._lock:
             if self._turn.call(call_id):
                 self._waiting.pop(call_id, None)
-                self._rebuild = self._model.announced(call_id) or self._rebuild
+                self._model.announced(call_id, self._turn.places[call_id])
                 self.version += 1
 
     def add_earlier(
@@ -243,26 +243,16 @@ class Ledger:
         return _Refs(self)
 
     def _fold(self) -> None:
-        """Bring the order up to date: append what falls after it, or rebuild it."""
+        """Bring the order up to date: fold the results that arrived since (all of them,
+        into a new order, if an earlier turn came after some)."""
         version = self.version
-        model = self._model
-        fresh = sorted(self._results[len(model.folded) :], key=self._place)
-        late = fresh and model.folded and self._place(fresh[0]) < self._place(model.folded[-1])
-        if self._rebuild or late:  # start anew: the thread's entries, then every result
-            model = self._model = ModelOrder()
-            model.add_earlier(self._earlier)
+        if self._rebuild:
+            self._model = ModelOrder()
+            self._model.add_earlier(self._earlier)
             self._rebuild = False
-            fresh = self._in_model_order()
-        model.fold(fresh, self._turn.places)
+        model = self._model
+        model.fold(self._results[len(model.folded) :], self._turn.places)
         self._folded_version = version
-
-    def _place(self, result: Result) -> tuple[int, int]:
-        """Where `result` falls in the model's order: its call's place (no announced
-        call: after every announced one), then its arrival."""
-        calls = self._turn.places
-        unannounced = len(calls)
-        place = unannounced if result.call_id is None else calls.get(result.call_id, unannounced)
-        return place, result.arrival
 
     def unsure(self) -> frozenset[Entry]:
         """The entries of `entries()` whose place may differ between the orders some
@@ -303,11 +293,6 @@ class Ledger:
         and text (`results_announced`; a numbered tool's never is: it has no call)."""
         return self._turn.by_result and bool(self._waiting)
 
-    def _in_model_order(self) -> list[Result]:
-        """This run's results, in the order the model issued their calls (results of no
-        announced call after, in the order they arrived)."""
-        return sorted(self._results, key=self._place)
-
     def show(self, entries: list[Entry]) -> list[str]:
         """The marker the model is shown for each entry, assigned thread-wide in the order
         results are produced; an entry shown before (in this run or the thread) keeps its
@@ -347,7 +332,7 @@ class _Refs(KnownRefs):
 
     def __iter__(self) -> Iterator[str]:
         self._ledger.entries()
-        return iter(list(self._ledger._model.by_ref))
+        return self._ledger._model.refs()
 
     def __len__(self) -> int:
         self._ledger.entries()
