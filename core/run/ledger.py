@@ -61,7 +61,9 @@ class Ledger:
         "_read",
         "_rebuild",
         "_results",
+        "_thread_at",
         "_thread_unknown",
+        "_thread_unsure_at",
         "_turn",
         "_turns",
         "_unsure",
@@ -77,6 +79,9 @@ class Ledger:
         #: the thread's turns, by turn: its order and its results, each as its entries
         self._turns: dict[int, tuple[CallOrder, list[list[Entry]]]] = {}
         self._thread_unknown: str | None = None  # why a turn's order in `_turns` is not known
+        self._thread_at = 0  # the version the ledger had when the thread last changed
+        #: the entries of the thread no one knows the place of, and the state they are of
+        self._thread_unsure_at: tuple[object, frozenset[Entry]] = (None, frozenset())
         self._results: list[Result] = []  # in arrival order
         self._markers = ShownMarkers()  # the markers the model was shown, by entry
         self._model = ModelOrder()  # the entries in the model's order, as folded so far
@@ -180,6 +185,7 @@ class Ledger:
                 if marker is not None:
                     self._markers.earlier(entry, marker)
             self.version += 1
+            self._thread_at = self.version
             if in_place:
                 self._model.add_earlier(entry for entry, _ in entries)
                 self._folded_version = self.version
@@ -267,17 +273,22 @@ class Ledger:
         if self.unknown_order() is None:
             known = frozenset()
         else:
-            turn = self._turn
-            thread = [
-                Turn(turn.of_thread(order), results) for order, results in self._turns.values()
-            ]
-            this_run = [[entry for entry, _, _ in r.items] for r in self._model.folded]
-            order = self.order()
-            if order.known and self._unannounced():
-                order = CallOrder(order.calls, NOT_ANNOUNCED, order.recorded_by_emitter, True)
-            known = unsure([*thread, Turn(order, this_run)])
+            known = self._thread_unsure()
+            if not self.order().known or self._unannounced():  # this run's turn too
+                known = known | self._model.unsure.unsure
         self._unsure = (version, known)
         return known
+
+    def _thread_unsure(self) -> frozenset[Entry]:
+        """The entries of the thread's turns no one knows the place of (worked out once for
+        each state of the thread as this run knows it)."""
+        turn = self._turn
+        state = (self._thread_at, turn.recorded_by_emitter)
+        if self._thread_unsure_at[0] != state:
+            turns = self._turns.values()
+            known = unsure(Turn(turn.of_thread(order), results) for order, results in turns)
+            self._thread_unsure_at = (state, known)
+        return self._thread_unsure_at[1]
 
     def unknown_order(self) -> str | None:
         """Why the order the model read some turn's results in is not known (None: the

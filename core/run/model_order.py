@@ -20,6 +20,7 @@ from operator import attrgetter
 from typing import Any, TypeVar
 
 from ..records.entry import Entry
+from .turn_unsure import TurnUnsure
 
 __all__ = ["UNANNOUNCED", "Item", "ModelOrder", "Result", "Seen"]
 
@@ -78,12 +79,14 @@ class ModelOrder:
         "_held",
         "_records_at",
         "_spoiled",
+        "_thread",
         "_thread_reach",
         "by_ref",
         "folded",
         "longest",
         "order",
         "seen",
+        "unsure",
     )
 
     def __init__(self) -> None:
@@ -101,6 +104,10 @@ class ModelOrder:
         #: k - 1 -> how many entries the thread and the first k results that arrived hold
         self._counts: list[int] = []
         self._thread_reach = 0  # how many entries the thread holds
+        self._thread: set[Entry] = set()  # the entries the thread holds
+        #: the entries of the folded results no one knows the place of, were the run's order
+        #: of calls not known
+        self.unsure = TurnUnsure(self._thread)
 
     def add_earlier(self, entries: Iterable[Entry]) -> None:
         """Entries the thread's earlier turns named, in the order the model read them
@@ -110,6 +117,7 @@ class ModelOrder:
             if entry not in self.seen:
                 self._first[entry] = (-1, -1, len(self.order))
                 self._put(Seen(entry, [], now, False, earlier=True))
+                self._thread.add(entry)
         self._thread_reach = len(self.order)
 
     def fold(self, fresh: list[Result], places: dict[str, int]) -> None:
@@ -127,6 +135,7 @@ class ModelOrder:
             for index, (entry, record, compact) in enumerate(result.items):
                 self._copy(result, index, entry, record, compact)
             self._counts.append(len(self.seen))
+            self.unsure.add(entry for entry, _, _ in result.items)
 
     def announced(self, call_id: str, place: int) -> None:
         """`call_id` was announced, at `place` (after every call announced before it): its

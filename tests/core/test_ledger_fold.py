@@ -13,9 +13,11 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from moca_agui.records.entry import Entry
-from moca_agui.records.order import LISTED_OUT_OF_ORDER, CallOrder
+from moca_agui.records.order import LISTED_OUT_OF_ORDER, CallOrder, Turn, unsure
+from moca_agui.run import ledger as ledger_module
 from moca_agui.run.ledger import Ledger
 from moca_agui.run.model_order import ModelOrder
+from moca_agui.run.turn_unsure import TurnUnsure
 
 NOW = datetime(2026, 12, 6, tzinfo=UTC)
 POOL = [Entry(f"pkg@1#{name}.md", span) for name in "abcd" for span in (None, (0, 5))]
@@ -283,3 +285,50 @@ def test_results_in_any_order_cost_work_linear_in_them(monkeypatch, how):
     (items, orders), (twice_the_items, twice_the_orders) = work
     assert twice_the_items <= 2.5 * items
     assert orders == twice_the_orders == 1  # the order is never made anew
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    thread=st.lists(entry, max_size=3),
+    results=st.lists(st.lists(entry, min_size=1, max_size=4), min_size=1, max_size=6),
+)
+def test_a_turn_of_an_unknown_order_kept_as_results_arrive_is_unsure_of_the_same(thread, results):
+    kept = TurnUnsure(set(thread))
+    for arrived in range(1, len(results) + 1):
+        kept.add(results[arrived - 1])
+        turns = [Turn(CallOrder(), [thread]), Turn(CallOrder(unknown="?"), results[:arrived])]
+        assert kept.unsure == unsure(turns)
+
+
+class Read:
+    """Counts the entries the ledger hands `records.order.unsure`, a whole turn each time."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.entries = 0
+
+        def counted(turns: Any) -> frozenset[Entry]:
+            turns = list(turns)
+            self.entries += sum(len(result) for turn in turns for result in turn.results)
+            return unsure(turns)
+
+        monkeypatch.setattr(ledger_module, "unsure", counted)
+
+
+@pytest.mark.parametrize("why", ["not known", "a result not announced"])
+def test_results_of_an_unknown_order_are_not_read_again_at_each_answer(monkeypatch, why):
+    work = []
+    for n in (200, 400):
+        read, ledger = Read(monkeypatch), Ledger()
+        ledger.add_earlier([(POOL[0], None), (POOL[1], None)], 1, CallOrder())
+        if why == "not known":
+            ledger.order_not_known("the emitter's own order")
+        else:
+            ledger.results_announced()  # and none of this run's is
+        for i in range(n):
+            node = Entry(f"pkg@1#n{i}.md", None)
+            ledger.add(f"c{i}", "moca_search", [(POOL[i % 2], None, True), (node, None, True)], NOW)
+            answer(ledger)
+        assert ledger.unsure() == {Entry(f"pkg@1#n{i}.md", None) for i in range(n)}
+        work.append(read.entries)
+        monkeypatch.undo()
+    assert work[1] <= 2.5 * work[0]
