@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import sys
 from bisect import bisect, bisect_left
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from operator import attrgetter
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from ..records.entry import Entry
 from .turn_unsure import TurnUnsure
@@ -65,7 +64,6 @@ class Result:
     place: int = UNANNOUNCED  # its call's place among the announced ones, as folded
 
 
-_in_model_order = attrgetter("place", "arrival")
 _T = TypeVar("_T")
 
 
@@ -74,10 +72,13 @@ class ModelOrder:
     (`seen`), as a list (`order`) and by node ref (`by_ref`)."""
 
     __slots__ = (
+        "_by_ref",
         "_counts",
         "_first",
+        "_folded",
         "_held",
-        "_records_at",
+        "_order",
+        "_records",
         "_spoiled",
         "_thread",
         "_thread_reach",
@@ -96,7 +97,10 @@ class ModelOrder:
         self.longest = 0  # the length of the longest ref in `by_ref`
         self.folded: list[Result] = []  # the results folded, in the model's order
         self._first: dict[Entry, Place] = {}  # where each entry's first copy falls
-        self._records_at: dict[Entry, list[Place]] = {}  # where its records' copies fall
+        #: the same lists, each beside the places its items fall at (`Seen.records` too)
+        self._order, self._folded = _Placed(self.order), _Placed(self.folded)
+        self._by_ref: dict[str, _Placed[Seen]] = {}
+        self._records: dict[Entry, _Placed[tuple[dict[str, Any], datetime, str]]] = {}
         #: call id -> its folded results (in arrival order) folded before it was announced
         self._held: dict[str, list[Result]] = {}
         #: the cuts k where a result that arrived later than the first k comes among them
@@ -115,8 +119,7 @@ class ModelOrder:
         now = datetime.now(UTC)
         for entry in entries:
             if entry not in self.seen:
-                self._first[entry] = (-1, -1, len(self.order))
-                self._put(Seen(entry, [], now, False, earlier=True))
+                self._put(Seen(entry, [], now, False, earlier=True), (-1, -1, len(self.order)))
                 self._thread.add(entry)
         self._thread_reach = len(self.order)
 
@@ -141,16 +144,14 @@ class ModelOrder:
         """`call_id` was announced, at `place` (after every call announced before it): its
         results folded before move after the announced calls' results, before the others."""
         for result in self._held.pop(call_id, ()):
-            folded = self.folded
-            folded.pop(bisect_left(folded, _in_model_order(result), key=_in_model_order))
+            self._folded.take((result.place, result.arrival))
             was, result.place = result.place, place
             self._place(result)
             for index, (entry, record, _) in enumerate(result.items):
                 seen, copy = self.seen[entry], (place, result.arrival, index)
                 if record is not None:
-                    at = self._records_at[entry]
-                    kept = seen.records.pop(_drop(at, (was, result.arrival, index)))
-                    seen.records.insert(_insort(at, copy, copy), kept)
+                    records = self._records[entry]
+                    records.put(records.take((was, result.arrival, index)), copy)
                 if not seen.earlier and copy < self._first[entry]:
                     self._move(seen, copy, result.captured_at)
 
@@ -172,7 +173,7 @@ class ModelOrder:
         after it spoils the cuts between their arrivals (the one right after it spoils
         every cut another would: any later one that arrived earlier still did already)."""
         folded = self.folded
-        at = _insort(folded, result, _in_model_order(result), _in_model_order)
+        at = self._folded.put(result, (result.place, result.arrival))
         if at + 1 < len(folded) and folded[at + 1].arrival < result.arrival:
             self._spoiled.spoil(folded[at + 1].arrival, result.arrival)
 
@@ -184,8 +185,7 @@ class ModelOrder:
         seen = self.seen.get(entry)
         if seen is None:
             seen = Seen(entry, [], result.captured_at, compact, arrival=result.arrival)
-            self._first[entry] = copy
-            self._put(seen)
+            self._put(seen, copy)
         else:
             seen.compact = seen.compact or compact
             if not seen.earlier:
@@ -193,46 +193,56 @@ class ModelOrder:
                 if copy < self._first[entry]:
                     self._move(seen, copy, result.captured_at)
         if record is not None:
-            at = self._records_at.setdefault(entry, [])
-            seen.records.insert(
-                _insort(at, copy, copy), (record, result.captured_at, result.source)
-            )
+            records = self._records.get(entry)
+            if records is None:
+                records = self._records[entry] = _Placed(seen.records)
+            records.put((record, result.captured_at, result.source), copy)
 
-    def _put(self, seen: Seen) -> None:
-        """Put `seen` in `order` and `by_ref` at the place of its first copy."""
-        self.seen[seen.entry] = seen
-        first, ref = self._first[seen.entry], seen.entry.ref
-        _insort(self.order, seen, first, self._first_of)
-        _insort(self.by_ref.setdefault(ref, []), seen, first, self._first_of)
-        self.longest = max(self.longest, len(ref))
+    def _put(self, seen: Seen, first: Place) -> None:
+        """Put `seen`, its first copy at `first`, in `order` and `by_ref`."""
+        entry = seen.entry
+        self.seen[entry] = seen
+        self._first[entry] = first
+        self._order.put(seen, first)
+        by_ref = self._by_ref.get(entry.ref)
+        if by_ref is None:
+            by_ref = self._by_ref[entry.ref] = _Placed(self.by_ref.setdefault(entry.ref, []))
+            self.longest = max(self.longest, len(entry.ref))
+        by_ref.put(seen, first)
 
     def _move(self, seen: Seen, first: Place, captured_at: datetime) -> None:
         """`seen`'s first copy is now the one at `first`, shown to the model at `captured_at`."""
-        for seens in (self.order, self.by_ref[seen.entry.ref]):
-            seens.pop(bisect_left(seens, self._first[seen.entry], key=self._first_of))
-        self._first[seen.entry] = first
+        was = self._first[seen.entry]
+        self._order.take(was)
+        self._by_ref[seen.entry.ref].take(was)
         seen.captured_at = captured_at
-        self._put(seen)
-
-    def _first_of(self, seen: Seen) -> Place:
-        return self._first[seen.entry]
+        self._put(seen, first)
 
 
-def _insort(items: list[_T], item: _T, place: Any, key: Callable[[_T], Any] | None = None) -> int:
-    """Put `item`, of `place`, in `items` (sorted by `key`, else by themselves) after
-    those of a lower place; where it went (at the end, the common case, at no search)."""
-    at = len(items)
-    if items and (items[-1] if key is None else key(items[-1])) > place:
-        at = bisect(items, place, key=key)
-    items.insert(at, item)
-    return at
+class _Placed(Generic[_T]):
+    """A list kept in the order of its items' places, kept beside it."""
 
+    __slots__ = ("items", "places")
 
-def _drop(places: list[Place], place: Place) -> int:
-    """Take `place` out of `places` (sorted); where it was."""
-    at = bisect_left(places, place)
-    del places[at]
-    return at
+    def __init__(self, items: list[_T]) -> None:
+        self.items = items
+        self.places: list[Any] = []
+
+    def put(self, item: _T, place: Any) -> int:
+        """Put `item` after those of a lower place; where it went (at the end, the common
+        case, at no search)."""
+        at = len(self.places)
+        if at and self.places[-1] > place:
+            at = bisect(self.places, place)
+        self.places.insert(at, place)
+        self.items.insert(at, item)
+        return at
+
+    def take(self, place: Any) -> _T:
+        """Take out the item at `place`."""
+        at = bisect_left(self.places, place)
+        del self.places[at]
+        return self.items.pop(at)
 
 
 class _Cuts:
