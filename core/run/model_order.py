@@ -7,6 +7,8 @@ announced call after the announced ones), at the cost of its items: each copy of
 entry is put in place by bisection, so a result whose call the model issued before those
 of the results folded (one arriving in the reverse of their calls' order) renumbers no
 other. A call announced after its results were folded moves them, at the same cost.
+What an answer's cut of the arrivals holds (`reach`) and which entries no one knows the
+place of, were the order of calls not known (`unsure`), are kept as results fold too.
 """
 
 from __future__ import annotations
