@@ -128,6 +128,40 @@ def read_as_folded_from_scratch(steps: list[tuple[Any, ...]]) -> None:
         for d in done:
             apply(scratch, d)
         assert state(kept) == state(scratch)
+        order, reach = by_definition(done)
+        assert [s.entry for s in kept.entries()] == order
+        assert [kept.reach(cut) for cut in range(kept.arrived + 1)] == reach
+
+
+def by_definition(steps: list[tuple[Any, ...]]) -> tuple[list[Entry], list[int | None]]:
+    """The model's order of `steps`' entries and each cut's reach, worked out as the ledger
+    defines them: the thread's entries, then the results by their call's place (no
+    announced call: after them all), then arrival; a cut of the arrivals is counted only if
+    they are the first in that order."""
+    calls: list[str] = []  # announced, in order
+    thread: list[Entry] = []
+    results: list[tuple[str | None, list[Entry]]] = []  # in arrival order
+    for step in steps:
+        if step[0] == "earlier":
+            thread += [e for e, _ in step[1]]
+        elif step[0] == "call" and step[1] not in calls:
+            calls.append(step[1])
+        elif step[0] == "add":
+            results.append((step[1], [e for e, _ in step[2]]))
+
+    def place(arrival: int) -> tuple[int, int]:
+        call = results[arrival][0]
+        return (calls.index(call) if call in calls else len(calls), arrival)
+
+    model = sorted(range(len(results)), key=place)
+    order = list(dict.fromkeys([*thread, *(e for i in model for e in results[i][1])]))
+    reach: list[int | None] = [
+        len(set(thread).union(*(results[i][1] for i in range(cut))))
+        if set(model[:cut]) == set(range(cut))
+        else None
+        for cut in range(len(results))
+    ]
+    return order, [*reach, len(order)]
 
 
 @st.composite
