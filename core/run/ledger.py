@@ -43,12 +43,12 @@ __all__ = ["Entry", "Item", "Ledger", "Seen"]
 class Ledger:
     """The entries of one run, numbered in the order the model saw them.
 
-    The order is kept as entries come in: an earlier turn's entries and a result that
-    falls after the ones already in order are appended, at a cost of its items; a result
-    that falls before one of them (its call was announced earlier, it arrived later), or a
-    call announced for a result held among the unannounced ones but not first of them,
-    rebuilds the order once. `version` counts the changes, for the views a run keeps of
-    the ledger.
+    The order is kept as entries come in (`ModelOrder`): each result is folded once, at
+    its place, at the cost of its items, whenever it arrives (one that falls before those
+    folded, its call announced earlier, is put before them) and a call announced after
+    its results moves them at the same cost; only an earlier turn read after this run's
+    results makes the order anew. `version` counts the changes, for the views a run
+    keeps of the ledger.
     """
 
     __slots__ = (
@@ -61,7 +61,9 @@ class Ledger:
         "_read",
         "_rebuild",
         "_results",
+        "_thread_at",
         "_thread_unknown",
+        "_thread_unsure_at",
         "_turn",
         "_turns",
         "_unsure",
@@ -77,6 +79,9 @@ class Ledger:
         #: the thread's turns, by turn: its order and its results, each as its entries
         self._turns: dict[int, tuple[CallOrder, list[list[Entry]]]] = {}
         self._thread_unknown: str | None = None  # why a turn's order in `_turns` is not known
+        self._thread_at = 0  # the version the ledger had when the thread last changed
+        #: the entries of the thread no one knows the place of, and the state they are of
+        self._thread_unsure_at: tuple[object, frozenset[Entry]] = (None, frozenset())
         self._results: list[Result] = []  # in arrival order
         self._markers = ShownMarkers()  # the markers the model was shown, by entry
         self._model = ModelOrder()  # the entries in the model's order, as folded so far
@@ -153,7 +158,7 @@ class Ledger:
         with self._lock:
             if self._turn.call(call_id):
                 self._waiting.pop(call_id, None)
-                self._rebuild = self._model.announced(call_id) or self._rebuild
+                self._model.announced(call_id, self._turn.places[call_id])
                 self.version += 1
 
     def add_earlier(
@@ -180,6 +185,7 @@ class Ledger:
                 if marker is not None:
                     self._markers.earlier(entry, marker)
             self.version += 1
+            self._thread_at = self.version
             if in_place:
                 self._model.add_earlier(entry for entry, _ in entries)
                 self._folded_version = self.version
@@ -243,26 +249,16 @@ class Ledger:
         return _Refs(self)
 
     def _fold(self) -> None:
-        """Bring the order up to date: append what falls after it, or rebuild it."""
+        """Bring the order up to date: fold the results that arrived since (all of them,
+        into a new order, if an earlier turn came after some)."""
         version = self.version
-        model = self._model
-        fresh = sorted(self._results[len(model.folded) :], key=self._place)
-        late = fresh and model.folded and self._place(fresh[0]) < self._place(model.folded[-1])
-        if self._rebuild or late:  # start anew: the thread's entries, then every result
-            model = self._model = ModelOrder()
-            model.add_earlier(self._earlier)
+        if self._rebuild:
+            self._model = ModelOrder()
+            self._model.add_earlier(self._earlier)
             self._rebuild = False
-            fresh = self._in_model_order()
-        model.fold(fresh, self._turn.places)
+        model = self._model
+        model.fold(self._results[len(model.folded) :], self._turn.places)
         self._folded_version = version
-
-    def _place(self, result: Result) -> tuple[int, int]:
-        """Where `result` falls in the model's order: its call's place (no announced
-        call: after every announced one), then its arrival."""
-        calls = self._turn.places
-        unannounced = len(calls)
-        place = unannounced if result.call_id is None else calls.get(result.call_id, unannounced)
-        return place, result.arrival
 
     def unsure(self) -> frozenset[Entry]:
         """The entries of `entries()` whose place may differ between the orders some
@@ -277,17 +273,22 @@ class Ledger:
         if self.unknown_order() is None:
             known = frozenset()
         else:
-            turn = self._turn
-            thread = [
-                Turn(turn.of_thread(order), results) for order, results in self._turns.values()
-            ]
-            this_run = [[entry for entry, _, _ in r.items] for r in self._model.folded]
-            order = self.order()
-            if order.known and self._unannounced():
-                order = CallOrder(order.calls, NOT_ANNOUNCED, order.recorded_by_emitter, True)
-            known = unsure([*thread, Turn(order, this_run)])
+            known = self._thread_unsure()
+            if not self.order().known or self._unannounced():  # this run's turn too
+                known = known | self._model.unsure.unsure
         self._unsure = (version, known)
         return known
+
+    def _thread_unsure(self) -> frozenset[Entry]:
+        """The entries of the thread's turns no one knows the place of (worked out once for
+        each state of the thread as this run knows it)."""
+        turn = self._turn
+        state = (self._thread_at, turn.recorded_by_emitter)
+        if self._thread_unsure_at[0] != state:
+            turns = self._turns.values()
+            known = unsure(Turn(turn.of_thread(order), results) for order, results in turns)
+            self._thread_unsure_at = (state, known)
+        return self._thread_unsure_at[1]
 
     def unknown_order(self) -> str | None:
         """Why the order the model read some turn's results in is not known (None: the
@@ -302,11 +303,6 @@ class Ledger:
         """Whether a result was not announced, where results are announced by their tool
         and text (`results_announced`; a numbered tool's never is: it has no call)."""
         return self._turn.by_result and bool(self._waiting)
-
-    def _in_model_order(self) -> list[Result]:
-        """This run's results, in the order the model issued their calls (results of no
-        announced call after, in the order they arrived)."""
-        return sorted(self._results, key=self._place)
 
     def show(self, entries: list[Entry]) -> list[str]:
         """The marker the model is shown for each entry, assigned thread-wide in the order
@@ -347,7 +343,7 @@ class _Refs(KnownRefs):
 
     def __iter__(self) -> Iterator[str]:
         self._ledger.entries()
-        return iter(list(self._ledger._model.by_ref))
+        return self._ledger._model.refs()
 
     def __len__(self) -> int:
         self._ledger.entries()

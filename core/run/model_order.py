@@ -1,21 +1,32 @@
 """A run's entries in the order the model saw them, as far as its results are folded.
 
 The thread's entries come first, then the results folded so far, each entry once with
-the records of all its copies. Results are folded in the model's order (the ledger
-works that order out); a result that would fall before one already folded is folded
-into a new `ModelOrder`, never into this one.
+the records of all its copies. Each result is folded once, in the order results arrived,
+at its place in the model's order (its call's place, then its arrival; a result of no
+announced call after the announced ones), at the cost of its items: each copy of an
+entry is put in place by bisection, so a result whose call the model issued before those
+of the results folded (one arriving in the reverse of their calls' order) renumbers no
+other. A call announced after its results were folded moves them, at the same cost.
+What an answer's cut of the arrivals holds (`reach`) and which entries no one knows the
+place of, were the order of calls not known (`unsure`), are kept as results fold too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import sys
+from bisect import bisect, bisect_left
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from ..records.entry import Entry
+from .turn_unsure import TurnUnsure
 
-__all__ = ["Item", "ModelOrder", "Result", "Seen"]
+__all__ = ["UNANNOUNCED", "Item", "ModelOrder", "Result", "Seen"]
+
+#: The place of a result whose call was not announced: after every announced call's.
+UNANNOUNCED = sys.maxsize
 
 
 @dataclass(slots=True)
@@ -38,6 +49,10 @@ class Seen:
 #: value that is not plain JSON), whether it was compact.
 Item = tuple[Entry, dict[str, Any] | None, bool]
 
+#: Where a copy of an entry falls in the model's order: its result's call's place, its
+#: result's arrival, its index in the result (the thread's: -1, -1, its index).
+Place = tuple[int, int, int]
+
 
 @dataclass(slots=True, eq=False)  # compared by identity: the same result, folded
 class Result:
@@ -48,6 +63,10 @@ class Result:
     captured_at: datetime
     source: str  # the tool that returned it
     items: list[Item]
+    place: int = UNANNOUNCED  # its call's place among the announced ones, as folded
+
+
+_T = TypeVar("_T")
 
 
 class ModelOrder:
@@ -55,16 +74,22 @@ class ModelOrder:
     (`seen`), as a list (`order`) and by node ref (`by_ref`)."""
 
     __slots__ = (
-        "_held_unannounced",
-        "_latest",
-        "_reach",
+        "_by_ref",
+        "_counts",
+        "_first",
+        "_folded",
+        "_held",
+        "_order",
+        "_records",
+        "_spoiled",
+        "_thread",
         "_thread_reach",
-        "_unannounced_from",
         "by_ref",
         "folded",
         "longest",
         "order",
         "seen",
+        "unsure",
     )
 
     def __init__(self) -> None:
@@ -72,16 +97,23 @@ class ModelOrder:
         self.order: list[Seen] = []
         self.by_ref: dict[str, list[Seen]] = {}
         self.longest = 0  # the length of the longest ref in `by_ref`
-        self.folded: list[Result] = []  # the first len(folded) results, in model order
-        #: call id -> how many `folded` results of that call were of no announced call
-        #: when folded; they are the last of `folded`, from `_unannounced_from` on
-        self._held_unannounced: dict[str, int] = {}
-        self._unannounced_from = 0
-        #: For the first k `folded` results: how many entries they and the thread hold,
-        #: or -1 where a result that arrived later than the first k comes among them.
-        self._reach: list[int] = []
-        self._latest = -1  # the latest arrival among the `folded` results
+        self.folded: list[Result] = []  # the results folded, in the model's order
+        self._first: dict[Entry, Place] = {}  # where each entry's first copy falls
+        #: the same lists, each beside the places its items fall at (`Seen.records` too)
+        self._order, self._folded = _Placed(self.order), _Placed(self.folded)
+        self._by_ref: dict[str, _Placed[Seen]] = {}
+        self._records: dict[Entry, _Placed[tuple[dict[str, Any], datetime, str]]] = {}
+        #: call id -> its folded results (in arrival order) folded before it was announced
+        self._held: dict[str, list[Result]] = {}
+        #: the cuts k where a result that arrived later than the first k comes among them
+        self._spoiled = _Cuts()
+        #: k - 1 -> how many entries the thread and the first k results that arrived hold
+        self._counts: list[int] = []
         self._thread_reach = 0  # how many entries the thread holds
+        self._thread: set[Entry] = set()  # the entries the thread holds
+        #: the entries of the folded results no one knows the place of, were the run's order
+        #: of calls not known
+        self.unsure = TurnUnsure(self._thread)
 
     def add_earlier(self, entries: Iterable[Entry]) -> None:
         """Entries the thread's earlier turns named, in the order the model read them
@@ -89,46 +121,41 @@ class ModelOrder:
         now = datetime.now(UTC)
         for entry in entries:
             if entry not in self.seen:
-                self._append(Seen(entry, [], now, False, earlier=True))
+                self._put(Seen(entry, [], now, False, earlier=True), (-1, -1, len(self.order)))
+                self._thread.add(entry)
         self._thread_reach = len(self.order)
 
     def fold(self, fresh: list[Result], places: dict[str, int]) -> None:
-        """Append `fresh`, results that fall after the `folded` ones, in the model's order;
-        `places`: the announced calls."""
-        seen, reach, latest, folded = self.seen, self._reach, self._latest, self.folded
+        """Fold `fresh`, the results that arrived after the `folded` ones, in the order
+        they arrived; `places`: the announced calls."""
         for result in fresh:
-            for entry, record, compact in result.items:
-                known = seen.get(entry)
-                if known is None:
-                    known = Seen(entry, [], result.captured_at, compact, arrival=result.arrival)
-                    self._append(known)
-                else:
-                    known.compact = known.compact or compact
-                    if not known.earlier and result.arrival < known.arrival:
-                        known.arrival = result.arrival
-                if record is not None:
-                    known.records.append((record, result.captured_at, result.source))
-            latest = max(latest, result.arrival)
-            # the first k results in the model's order are the first k that arrived
-            reach.append(len(self.order) if latest == len(reach) else -1)
-            if result.call_id in places:  # then every folded result is of an announced call
-                self._unannounced_from = len(folded) + 1
-            elif result.call_id is not None:
-                held = self._held_unannounced
-                held[result.call_id] = held.get(result.call_id, 0) + 1
-            folded.append(result)
-        self._latest = latest
+            call_id = result.call_id
+            if call_id is None:
+                result.place = UNANNOUNCED
+            else:
+                result.place = places.get(call_id, UNANNOUNCED)
+                if call_id not in places:
+                    self._held.setdefault(call_id, []).append(result)
+            self._place(result)
+            for index, (entry, record, compact) in enumerate(result.items):
+                self._copy(result, index, entry, record, compact)
+            self._counts.append(len(self.seen))
+            self.unsure.add(entry for entry, _, _ in result.items)
 
-    def announced(self, call_id: str) -> bool:
-        """`call_id` was announced, last of the calls; whether the order no longer holds: a
-        folded result of it keeps its place only if it is the one first of the unannounced
-        (it joins the announced ones, after all of them)."""
-        held = self._held_unannounced.pop(call_id, 0)
-        folded, first = self.folded, self._unannounced_from
-        if held == 1 and first < len(folded) and folded[first].call_id == call_id:
-            self._unannounced_from += 1
-            return False
-        return bool(held)
+    def announced(self, call_id: str, place: int) -> None:
+        """`call_id` was announced, at `place` (after every call announced before it): its
+        results folded before move after the announced calls' results, before the others."""
+        for result in self._held.pop(call_id, ()):
+            self._folded.take((result.place, result.arrival))
+            was, result.place = result.place, place
+            self._place(result)
+            for index, (entry, record, _) in enumerate(result.items):
+                seen, copy = self.seen[entry], (place, result.arrival, index)
+                if record is not None:
+                    records = self._records[entry]
+                    records.put(records.take((was, result.arrival, index)), copy)
+                if not seen.earlier and copy < self._first[entry]:
+                    self._move(seen, copy, result.captured_at)
 
     def reach(self, cut: int) -> int | None:
         """How many entries the thread and the first `cut` results that arrived hold; None
@@ -137,11 +164,115 @@ class ModelOrder:
             return len(self.order)
         if cut <= 0:
             return self._thread_reach
-        reach = self._reach[cut - 1]
-        return reach if reach >= 0 else None
+        return None if self._spoiled.spoiled(cut) else self._counts[cut - 1]
 
-    def _append(self, seen: Seen) -> None:
-        self.seen[seen.entry] = seen
-        self.order.append(seen)
-        self.by_ref.setdefault(seen.entry.ref, []).append(seen)
-        self.longest = max(self.longest, len(seen.entry.ref))
+    def refs(self) -> Iterator[str]:
+        """Every node ref, in the model's order of its first entry."""
+        return iter(dict.fromkeys(seen.entry.ref for seen in self.order))
+
+    def _place(self, result: Result) -> None:
+        """Put `result` in `folded` at its place; a result that arrived earlier and falls
+        after it spoils the cuts between their arrivals (the one right after it spoils
+        every cut another would: any later one that arrived earlier still did already)."""
+        folded = self.folded
+        at = self._folded.put(result, (result.place, result.arrival))
+        if at + 1 < len(folded) and folded[at + 1].arrival < result.arrival:
+            self._spoiled.spoil(folded[at + 1].arrival, result.arrival)
+
+    def _copy(
+        self, result: Result, index: int, entry: Entry, record: dict[str, Any] | None, compact: bool
+    ) -> None:
+        """Take in the `index`-th item of `result`, a copy of `entry`."""
+        copy = (result.place, result.arrival, index)
+        seen = self.seen.get(entry)
+        if seen is None:
+            seen = Seen(entry, [], result.captured_at, compact, arrival=result.arrival)
+            self._put(seen, copy)
+        else:
+            seen.compact = seen.compact or compact
+            if not seen.earlier:
+                seen.arrival = min(seen.arrival, result.arrival)
+                if copy < self._first[entry]:
+                    self._move(seen, copy, result.captured_at)
+        if record is not None:
+            records = self._records.get(entry)
+            if records is None:
+                records = self._records[entry] = _Placed(seen.records)
+            records.put((record, result.captured_at, result.source), copy)
+
+    def _put(self, seen: Seen, first: Place) -> None:
+        """Put `seen`, its first copy at `first`, in `order` and `by_ref`."""
+        entry = seen.entry
+        self.seen[entry] = seen
+        self._first[entry] = first
+        self._order.put(seen, first)
+        by_ref = self._by_ref.get(entry.ref)
+        if by_ref is None:
+            by_ref = self._by_ref[entry.ref] = _Placed(self.by_ref.setdefault(entry.ref, []))
+            self.longest = max(self.longest, len(entry.ref))
+        by_ref.put(seen, first)
+
+    def _move(self, seen: Seen, first: Place, captured_at: datetime) -> None:
+        """`seen`'s first copy is now the one at `first`, shown to the model at `captured_at`."""
+        was = self._first[seen.entry]
+        self._order.take(was)
+        self._by_ref[seen.entry.ref].take(was)
+        seen.captured_at = captured_at
+        self._put(seen, first)
+
+
+class _Placed(Generic[_T]):
+    """A list kept in the order of its items' places, kept beside it."""
+
+    __slots__ = ("items", "places")
+
+    def __init__(self, items: list[_T]) -> None:
+        self.items = items
+        self.places: list[Any] = []
+
+    def put(self, item: _T, place: Any) -> int:
+        """Put `item` after those of a lower place; where it went (at the end, the common
+        case, at no search)."""
+        at = len(self.places)
+        if at and self.places[-1] > place:
+            at = bisect(self.places, place)
+        self.places.insert(at, place)
+        self.items.insert(at, item)
+        return at
+
+    def take(self, place: Any) -> _T:
+        """Take out the item at `place`."""
+        at = bisect_left(self.places, place)
+        del self.places[at]
+        return self.items.pop(at)
+
+
+class _Cuts:
+    """The cuts k (of the first k results to arrive) that are spoiled, marked an interval
+    at a time at a cost of the cuts not marked before (each cut is marked once)."""
+
+    __slots__ = ("_next",)
+
+    def __init__(self) -> None:
+        #: a spoiled cut -> a later cut, no further than the first one not spoiled after it
+        self._next: dict[int, int] = {}
+
+    def spoil(self, after: int, upto: int) -> None:
+        """Spoil the cuts after `after`, up to `upto`."""
+        cut = self._unspoiled(after + 1)
+        while cut <= upto:
+            self._next[cut] = cut + 1
+            cut = self._unspoiled(cut + 1)
+
+    def spoiled(self, cut: int) -> bool:
+        return cut in self._next
+
+    def _unspoiled(self, cut: int) -> int:
+        """The first cut from `cut` on not spoiled (the path to it shortened)."""
+        skip = self._next
+        first = cut
+        while first in skip:
+            first = skip[first]
+        while cut != first:
+            skip[cut], cut = first, skip[cut]
+        return first

@@ -4,6 +4,7 @@ the path, the ledger reads as one folded from scratch over the same run state.""
 
 from __future__ import annotations
 
+import random
 from datetime import UTC, datetime
 from typing import Any
 
@@ -12,8 +13,11 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from moca_agui.records.entry import Entry
-from moca_agui.records.order import LISTED_OUT_OF_ORDER, CallOrder
+from moca_agui.records.order import LISTED_OUT_OF_ORDER, CallOrder, Turn, unsure
+from moca_agui.run import ledger as ledger_module
 from moca_agui.run.ledger import Ledger
+from moca_agui.run.model_order import ModelOrder
+from moca_agui.run.turn_unsure import TurnUnsure
 
 NOW = datetime(2026, 12, 6, tzinfo=UTC)
 POOL = [Entry(f"pkg@1#{name}.md", span) for name in "abcd" for span in (None, (0, 5))]
@@ -108,6 +112,11 @@ def state(ledger: Ledger) -> dict[str, Any]:
     ]
 )
 def test_the_ledger_read_as_results_arrive_is_the_ledger_folded_from_scratch(steps):
+    read_as_folded_from_scratch(steps)
+
+
+def read_as_folded_from_scratch(steps: list[tuple[Any, ...]]) -> None:
+    """At each read, the ledger kept through `steps` reads as one given them all at once."""
     kept = Ledger()
     done: list[tuple[Any, ...]] = []
     for s in [*steps, ("read",)]:
@@ -119,26 +128,107 @@ def test_the_ledger_read_as_results_arrive_is_the_ledger_folded_from_scratch(ste
         for d in done:
             apply(scratch, d)
         assert state(kept) == state(scratch)
+        order, reach = by_definition(done)
+        assert [s.entry for s in kept.entries()] == order
+        assert [kept.reach(cut) for cut in range(kept.arrived + 1)] == reach
+
+
+def by_definition(steps: list[tuple[Any, ...]]) -> tuple[list[Entry], list[int | None]]:
+    """The model's order of `steps`' entries and each cut's reach, worked out as the ledger
+    defines them: the thread's entries, then the results by their call's place (no
+    announced call: after them all), then arrival; a cut of the arrivals is counted only if
+    they are the first in that order."""
+    calls: list[str] = []  # announced, in order
+    thread: list[Entry] = []
+    results: list[tuple[str | None, list[Entry]]] = []  # in arrival order
+    for step in steps:
+        if step[0] == "earlier":
+            thread += [e for e, _ in step[1]]
+        elif step[0] == "call" and step[1] not in calls:
+            calls.append(step[1])
+        elif step[0] == "add":
+            results.append((step[1], [e for e, _ in step[2]]))
+
+    def place(arrival: int) -> tuple[int, int]:
+        call = results[arrival][0]
+        return (calls.index(call) if call in calls else len(calls), arrival)
+
+    model = sorted(range(len(results)), key=place)
+    order = list(dict.fromkeys([*thread, *(e for i in model for e in results[i][1])]))
+    reach: list[int | None] = [
+        len(set(thread).union(*(results[i][1] for i in range(cut))))
+        if set(model[:cut]) == set(range(cut))
+        else None
+        for cut in range(len(results))
+    ]
+    return order, [*reach, len(order)]
+
+
+@st.composite
+def arrivals(draw: st.DrawFn) -> list[tuple[Any, ...]]:
+    """Parallel calls whose results arrive in any order (reversed, shuffled), the calls
+    announced before their results, after them (each held until then) or never, the
+    ledger read anywhere between."""
+    calls = [f"p{i}" for i in range(draw(st.integers(2, 8)))]
+    early = draw(st.sets(st.sampled_from(calls)))  # announced before their results
+    steps: list[tuple[Any, ...]] = [("call", call) for call in calls if call in early]
+    late = [call for call in calls if call not in early]
+    for call in draw(st.permutations(calls)):
+        pairs = draw(st.lists(st.tuples(entry, st.booleans()), min_size=1, max_size=3))
+        steps += [("add", call, pairs), *draw(st.sampled_from([[], [("read",)]]))]
+    announced = draw(st.permutations(late))[: draw(st.integers(0, len(late)))]
+    for call in announced:
+        steps += [("call", call), *draw(st.sampled_from([[], [("read",)]]))]
+    return steps
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(steps=arrivals())
+@example(  # results in the reverse of their calls' order, read after each
+    steps=[
+        *(("call", c) for c in ["p0", "p1", "p2", "p3"]),
+        *(s for i in [3, 2, 1, 0] for s in [("add", f"p{i}", [(POOL[i], False)]), ("read",)]),
+    ]
+)
+@example(  # a later call's result holds an entry first: an earlier call's moves it up
+    steps=[
+        *(("call", c) for c in ["p0", "p1", "p2"]),
+        ("add", "p2", [(POOL[1], False), (POOL[0], True)]),
+        ("read",),
+        ("add", "p1", [(POOL[0], False)]),
+        ("read",),
+        ("add", "p0", [(POOL[2], False), (POOL[1], False)]),
+    ]
+)
+@example(  # held results, their calls announced in the reverse of their arrival
+    steps=[
+        *(s for i in range(3) for s in [("add", f"p{i}", [(POOL[i], False)]), ("read",)]),
+        *(s for i in [2, 1, 0] for s in [("call", f"p{i}"), ("read",)]),
+    ]
+)
+def test_results_arriving_in_any_order_read_as_the_ledger_folded_from_scratch(steps):
+    read_as_folded_from_scratch(steps)
 
 
 class Counted:
-    """Counts the ledger's sorts of the whole run (a rebuild's) and results placed."""
+    """Counts the ledger's work: the items it folds (a result folded again, as a rebuilt
+    order does, counts again) and the orders it makes."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.sorts = 0
-        self.placed = 0
-        in_model_order, place = Ledger._in_model_order, Ledger._place
+        self.folded = 0
+        self.orders = 0
+        fold, init = ModelOrder.fold, ModelOrder.__init__
 
-        def counted_sort(ledger: Ledger) -> Any:
-            self.sorts += 1
-            return in_model_order(ledger)
+        def counted_fold(model: ModelOrder, fresh: list[Any], *args: Any) -> None:
+            self.folded += sum(len(result.items) for result in fresh)
+            fold(model, fresh, *args)
 
-        def counted_place(ledger: Ledger, result: Any) -> Any:
-            self.placed += 1
-            return place(ledger, result)
+        def counted_init(model: ModelOrder) -> None:
+            self.orders += 1
+            init(model)
 
-        monkeypatch.setattr(Ledger, "_in_model_order", counted_sort)
-        monkeypatch.setattr(Ledger, "_place", counted_place, raising=False)
+        monkeypatch.setattr(ModelOrder, "fold", counted_fold)
+        monkeypatch.setattr(ModelOrder, "__init__", counted_init)
 
 
 def answer(ledger: Ledger) -> None:
@@ -149,20 +239,19 @@ def answer(ledger: Ledger) -> None:
 
 
 @pytest.mark.parametrize("announced", [True, False])
-def test_results_in_the_models_order_are_appended_without_sorting_the_run(monkeypatch, announced):
-    ledger, counted = Ledger(), Counted(monkeypatch)
+def test_results_in_the_models_order_are_folded_once(monkeypatch, announced):
+    counted, ledger = Counted(monkeypatch), Ledger()
     n = 300
     for i in range(n):
         if announced:
             ledger.call_made(f"c{i}")
         ledger.add(f"c{i}", "moca_search", [(POOL[i % len(POOL)], {"n": i}, False)], NOW)
         answer(ledger)
-    assert counted.sorts == 0
-    assert counted.placed <= 3 * n  # each result placed a bounded number of times
+    assert (counted.orders, counted.folded) == (1, n)
 
 
 def test_a_call_announced_after_its_result_keeps_the_result_in_place(monkeypatch):
-    ledger, counted = Ledger(), Counted(monkeypatch)
+    counted, ledger = Counted(monkeypatch), Ledger()
     ledger.results_announced()  # calls named by their result: announced as it arrives
     for i in range(300):
         if i % 3 == 0:  # some calls are announced before their result, as a tool call's are
@@ -171,12 +260,12 @@ def test_a_call_announced_after_its_result_keeps_the_result_in_place(monkeypatch
         answer(ledger)
         ledger.call_made(f"c{i}")
         answer(ledger)
-    assert counted.sorts == 0
+    assert (counted.orders, counted.folded) == (1, 300)
     assert ledger.unknown_order() is None
 
 
-def test_a_result_before_the_folded_ones_rebuilds_the_order_once(monkeypatch):
-    ledger, counted = Ledger(), Counted(monkeypatch)
+def test_a_result_before_the_folded_ones_is_put_before_them(monkeypatch):
+    counted, ledger = Counted(monkeypatch), Ledger()
     for call in ["c1", "c2", "c3"]:
         ledger.call_made(call)
     ledger.add("c3", "moca_search", [(POOL[2], {"n": 0}, False)], NOW)
@@ -185,6 +274,95 @@ def test_a_result_before_the_folded_ones_rebuilds_the_order_once(monkeypatch):
     answer(ledger)
     ledger.add("c2", "moca_search", [(POOL[1], {"n": 2}, False)], NOW)  # and so does c2's
     answer(ledger)
-    assert counted.sorts == 2
+    assert (counted.orders, counted.folded) == (1, 3)
     assert [s.entry for s in ledger.entries()] == POOL[:3]
     assert [ledger.reach(cut) for cut in range(4)] == [0, None, None, 3]
+
+
+def arriving(n: int, how: str) -> list[tuple[Any, ...]]:
+    """A run of `n` parallel calls, each result of 2 entries read after it arrives: in the
+    reverse of their calls' order, shuffled, in two turns each reversed, or in order but
+    each held until the model reads them, in reverse (its call announced by its result)."""
+    calls = [f"c{i}" for i in range(n)]
+    turns = [calls[: n // 2], calls[n // 2 :]] if how == "two turns" else [calls]
+    if how == "shuffled":
+        order = random.Random(n).sample(calls, n)
+    else:
+        order = calls if how == "held" else [c for turn in turns for c in reversed(turn)]
+    nodes = [Entry(f"pkg@1#n{i}.md", None) for i in range(n + 1)]
+    steps: list[tuple[Any, ...]] = [("by result",)] if how == "held" else []
+    for turn in turns:
+        if how != "held":
+            steps += [("call", call) for call in turn]
+        for call in order[: len(turn)] if how != "two turns" else reversed(turn):
+            i = int(call[1:])
+            steps += [("add", call, [(nodes[i], False), (nodes[i + 1], False)]), ("read",)]
+        order = order[len(turn) :]
+    if how == "held":
+        steps += [s for call in reversed(calls) for s in [("call", call), ("read",)]]
+    return steps
+
+
+@pytest.mark.parametrize("how", ["reversed", "shuffled", "two turns", "held"])
+def test_results_in_any_order_cost_work_linear_in_them(monkeypatch, how):
+    work = []
+    for n in (200, 400):
+        counted, ledger = Counted(monkeypatch), Ledger()
+        for step in arriving(n, how):
+            answer(ledger) if step == ("read",) else apply(ledger, step)
+        read = reversed(range(n)) if how == "held" else range(n)  # the calls' order
+        nodes = dict.fromkeys(f"pkg@1#n{j}.md" for i in read for j in (i, i + 1))
+        assert [s.entry.ref for s in ledger.entries()] == list(nodes)
+        assert ledger.unknown_order() is None
+        work.append((counted.folded, counted.orders))
+        monkeypatch.undo()
+    (items, orders), (twice_the_items, twice_the_orders) = work
+    assert twice_the_items <= 2.5 * items
+    assert orders == twice_the_orders == 1  # the order is never made anew
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    thread=st.lists(entry, max_size=3),
+    results=st.lists(st.lists(entry, min_size=1, max_size=4), min_size=1, max_size=6),
+)
+def test_a_turn_of_an_unknown_order_kept_as_results_arrive_is_unsure_of_the_same(thread, results):
+    kept = TurnUnsure(set(thread))
+    for arrived in range(1, len(results) + 1):
+        kept.add(results[arrived - 1])
+        turns = [Turn(CallOrder(), [thread]), Turn(CallOrder(unknown="?"), results[:arrived])]
+        assert kept.unsure == unsure(turns)
+
+
+class Read:
+    """Counts the entries the ledger hands `records.order.unsure`, a whole turn each time."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.entries = 0
+
+        def counted(turns: Any) -> frozenset[Entry]:
+            turns = list(turns)
+            self.entries += sum(len(result) for turn in turns for result in turn.results)
+            return unsure(turns)
+
+        monkeypatch.setattr(ledger_module, "unsure", counted)
+
+
+@pytest.mark.parametrize("why", ["not known", "a result not announced"])
+def test_results_of_an_unknown_order_are_not_read_again_at_each_answer(monkeypatch, why):
+    work = []
+    for n in (200, 400):
+        read, ledger = Read(monkeypatch), Ledger()
+        ledger.add_earlier([(POOL[0], None), (POOL[1], None)], 1, CallOrder())
+        if why == "not known":
+            ledger.order_not_known("the emitter's own order")
+        else:
+            ledger.results_announced()  # and none of this run's is
+        for i in range(n):
+            node = Entry(f"pkg@1#n{i}.md", None)
+            ledger.add(f"c{i}", "moca_search", [(POOL[i % 2], None, True), (node, None, True)], NOW)
+            answer(ledger)
+        assert ledger.unsure() == {Entry(f"pkg@1#n{i}.md", None) for i in range(n)}
+        work.append(read.entries)
+        monkeypatch.undo()
+    assert work[1] <= 2.5 * work[0]
