@@ -47,7 +47,7 @@ from moca_agui import CitationOptions
 from moca_agui.adapter import RunFeed, RunRegistry, citing_copy, options_of, request_run
 from moca_agui.asgi import CitationMiddleware
 
-__all__ = ["CitingAGUIStream", "ModelOrder", "TurnLink", "citing"]
+__all__ = ["CitingAGUIStream", "ModelOrder", "citing"]
 
 logger = logging.getLogger("moca_agui")
 
