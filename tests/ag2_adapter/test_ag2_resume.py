@@ -9,6 +9,7 @@ the turn to it, the markers that order decides are left out, never guessed.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -22,7 +23,15 @@ from ag2.middleware import Middleware
 from ag2.testing import TestConfig
 from starlette.applications import Starlette
 from starlette.routing import Route
-from test_ag2_model_order import ANSWER, A, B, SecondCallFirst, cited_refs, reader_tool, start_order
+from test_ag2_model_order import (
+    ANSWER,
+    A,
+    B,
+    SecondCallFirst,
+    cited_refs,
+    reader_tool,
+    start_order,
+)
 
 import moca_agui
 from moca_agui.check import check_events, parse_stream
@@ -36,16 +45,17 @@ async def ask_keeper(context: Context) -> str:
     return await context.input("Which hive?")
 
 
-def asking_agent(questions: int) -> Agent:
-    """An agent that asks the client `questions` times, one after the other, then reads
-    A and B in parallel (the wire carries B first, A's tool ends last) and answers."""
+def asking_agent(questions: int, ask: Any = ask_keeper) -> Agent:
+    """An agent that asks the client `questions` times (with `ask`), one after the other,
+    then reads A and B in parallel (the wire carries B first, A's tool ends last) and
+    answers."""
     asks = [ToolCallEvent("ask_keeper", arguments="{}", id=f"ask-{n}") for n in range(questions)]
     reads = [
         ToolCallEvent("moca_get_node", arguments=json.dumps({"node_id": ref(A)}), id="call-a"),
         ToolCallEvent("moca_get_node", arguments=json.dumps({"node_id": ref(B)}), id="call-b"),
     ]
     config = TestConfig(*asks, reads, ModelMessageChunk(ANSWER), ANSWER)
-    tools = [tool(ask_keeper), reader_tool({ref(A): 0.05, ref(B): 0.0})]
+    tools = [tool(ask, name="ask_keeper"), reader_tool({ref(A): 0.05, ref(B): 0.0})]
     return Agent("asking", config=config, tools=tools, middleware=[Middleware(SecondCallFirst)])
 
 
@@ -130,3 +140,38 @@ async def test_a_turn_paused_outside_the_citing_stream_leaves_the_markers_out(
     assert cited_refs(events) == {}
     assert markers_left_out(caplog) == ["[1]", "[2]"]
     assert "not asked by an AG2 turn the citing stream holds paused" in caplog.text
+
+
+def ask_keeper_then_wait(answered: asyncio.Event, go_on: asyncio.Event) -> Any:
+    """`ask_keeper`, which once answered waits for `go_on` before it returns (and the
+    model reads A and B)."""
+
+    async def ask(context: Context) -> str:
+        """Ask the beekeeper which hive is meant."""
+        answer = await context.input("Which hive?")
+        answered.set()
+        await asyncio.wait_for(go_on.wait(), timeout=10)
+        return answer
+
+    return ask
+
+
+async def test_an_answer_sent_again_while_the_turn_runs_takes_nothing_from_its_run() -> None:
+    """The same answer, sent again while the request that resumed the turn still carries
+    it (AG2 then starts the turn anew): the turn stays linked to the first request's run,
+    which is told its model's order all the same."""
+    answered, go_on = asyncio.Event(), asyncio.Event()
+    async with AGUIStream(asking_agent(1, ask_keeper_then_wait(answered, go_on))) as plain:
+        app = moca_agui.instrument(plain).build_asgi()
+        transport = httpx.ASGITransport(app=Starlette(routes=[Route("/", app)]))
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            question = question_of(await post(client, "/", run_input(QUESTION, "run-0")))
+            resuming = asyncio.create_task(post(client, "/", answer_to(question, "run-1", 1)))
+            await asyncio.wait_for(answered.wait(), timeout=10)
+            again = await post(client, "/", answer_to(question, "run-2", 1))
+            go_on.set()
+            resumed = await resuming
+    assert question_of(again)["id"] != question["id"]  # the turn started anew, and asked
+    assert start_order(resumed) == ["call-b", "call-a"]
+    assert check_events(resumed) == []
+    assert cited_refs(resumed) == {"[1]": ref(A), "[2]": ref(B)}
