@@ -73,7 +73,7 @@ def asked_so_far(questions: int) -> list[dict[str, Any]]:
     return thread
 
 
-async def post(client: httpx.AsyncClient, path: str, body: dict[str, Any]) -> list[dict]:
+async def post(client: httpx.AsyncClient, path: str, body: dict[str, Any]) -> list[dict[str, Any]]:
     response = await client.post(path, json=body)
     assert response.status_code == 200, response.text
     return parse_stream(response.text)
