@@ -3,12 +3,21 @@
 `citing(stream, options)` returns a shallow copy of the `AGUIStream` (sharing its agent
 and its held turns) whose class has `CitingAGUIStream` mixed in first. Its `build_asgi()`
 is the parent's endpoint behind `CitationMiddleware` with the instrument's options; its
-`dispatch` adds `ModelOrder` to the run's AG2 middleware, bound to the run the citation
-middleware made for the request: the request's run context (`request_run()`),
-which the middleware enters around the endpoint, per request. That is AG2's one link:
-the run id AG2 hands `dispatch` is the client's, which requests in flight may share, so
-no registry keyed by it could tell their runs apart. An endpoint of the user's own that
-calls `dispatch` behind their own `CitationMiddleware` is linked the same way.
+`dispatch` adds `ModelOrder` to the turn's AG2 middleware, through a `TurnLink` pointed
+at the run the citation middleware made for the request: the request's run context
+(`request_run()`), which the middleware enters around the endpoint, per request. That is
+AG2's one link: the run id AG2 hands `dispatch` is the client's, which requests in flight
+may share, so no registry keyed by it could tell their runs apart. An endpoint of the
+user's own that calls `dispatch` behind their own `CitationMiddleware` is linked the same
+way.
+
+A turn paused on a question to the client outlives its request: AG2 holds it, and the
+request that answers the question resumes it, under its own run. The turn keeps the
+middleware of the request that started it, so its `TurnLink` is kept, by the ids of the
+questions it paused on (read off the exchange's last event, for as long as the turn
+lives), and pointed at the run of the request answering one; between requests it points
+at none. A resume the stream cannot link so leaves its run's order unknown (logged): no
+marker is guessed.
 
 `ModelOrder.on_llm_call` sees each `ModelResponse` before AG2 starts its tools: it
 announces the response's tool calls to the run in the order the model gave them
@@ -20,18 +29,22 @@ wire, so their order is taken as unknown (`RunFeed.calls_out_of_order`).
 
 from __future__ import annotations
 
+import copy
+import json
 import logging
 from collections.abc import AsyncIterator, Iterable, Sequence
+from contextlib import aclosing
 from typing import Any, TypeVar
 
 from ag2.ag_ui import AGUIStream
 from ag2.annotations import Context
 from ag2.events import BaseEvent, ModelResponse
-from ag2.middleware import BaseMiddleware, Middleware
+from ag2.middleware import BaseMiddleware
 from ag2.middleware.base import LLMCall, MiddlewareFactory
+from ag_ui.core import RunAgentInput
 
 from moca_agui import CitationOptions
-from moca_agui.adapter import RunFeed, citing_copy, options_of, request_run
+from moca_agui.adapter import RunFeed, RunRegistry, citing_copy, options_of, request_run
 from moca_agui.asgi import CitationMiddleware
 
 __all__ = ["CitingAGUIStream", "ModelOrder", "citing"]
@@ -40,6 +53,14 @@ logger = logging.getLogger("moca_agui")
 
 A = TypeVar("A")
 
+#: Why a resumed turn's order is not known: no paused turn of this stream is linked.
+RESUME_NOT_LINKED = (
+    "the question this request answers was not asked by an AG2 turn the citing stream "
+    "holds paused, so the resumed turn's calls are not announced to this run"
+)
+#: Why a resumed turn's order is not known: it called its model while no request carried it.
+CALLED_WHILE_PAUSED = "the resumed AG2 turn called its model while no request carried it"
+
 
 class CitingAGUIStream(AGUIStream):
     """An `AGUIStream` whose endpoint sends one `moca.citations` event per answer.
@@ -47,6 +68,10 @@ class CitingAGUIStream(AGUIStream):
     Made by `moca_agui.instrument(stream)`, never constructed directly;
     `moca_agui.uninstrument` gives the stream it was made from.
     """
+
+    #: The links of the live turns this stream carried, by the questions they paused on
+    #: (AG2's interrupt ids); `citing` makes one per citing stream.
+    moca_agui_asked: RunRegistry[TurnLink]
 
     def build_asgi(self) -> Any:
         """The parent's endpoint behind `CitationMiddleware` (the instrument's options), as
@@ -62,7 +87,7 @@ class CitingAGUIStream(AGUIStream):
 
     def dispatch(
         self,
-        incoming: Any,
+        incoming: RunAgentInput,
         *,
         middleware: Iterable[MiddlewareFactory] = (),
         **kwargs: Any,
@@ -71,26 +96,132 @@ class CitingAGUIStream(AGUIStream):
         thread the client sends back holds earlier turns' calls in the wire's order, which
         may not be the model's: those turns' order is unknown to the run."""
         run = request_run()  # the request's own run: see the module's docstring
-        if run is not None:
-            run.calls_out_of_order(this_run=False)
-            middleware = [*middleware, Middleware(ModelOrder, run=run)]
-        return super().dispatch(incoming, middleware=middleware, **kwargs)
+        if run is None:
+            return super().dispatch(incoming, middleware=middleware, **kwargs)
+        run.calls_out_of_order(this_run=False)
+        started = TurnLink(run)  # the link of a turn this request starts
+        resumed = self._resumed(incoming, run)
+        chunks = super().dispatch(incoming, middleware=[*middleware, started], **kwargs)
+        return self._carrying(chunks, run, started, resumed)
+
+    def _resumed(self, incoming: RunAgentInput, run: RunFeed) -> TurnLink | None:
+        """The link of the paused turn whose question `incoming` answers, pointed at
+        `run`; None, and the run's order unknown, if it answers one no turn linked here
+        asked, or one a request carries (AG2 then starts a turn anew, or refuses)."""
+        if not incoming.resume:
+            return None
+        asked = self.moca_agui_asked
+        found = {asked.get(entry.interrupt_id) for entry in incoming.resume} - {None}
+        held = found.pop() if len(found) == 1 else None
+        if held is None or not held.carry(run):
+            run.order_not_known(RESUME_NOT_LINKED)
+            return None
+        return held
+
+    async def _carrying(
+        self,
+        chunks: AsyncIterator[str],
+        run: RunFeed,
+        started: TurnLink,
+        resumed: TurnLink | None,
+    ) -> AsyncIterator[str]:
+        """`chunks`, the request's exchange. Its last event (before it reaches the client,
+        who may answer at once) sets its turn down, linked by the questions it paused on."""
+        carried = [link for link in (started, resumed) if link is not None]
+        try:
+            # AG2's dispatch is an async generator, typed as an iterator: closed as one.
+            async with aclosing(chunks):  # type: ignore[type-var]
+                async for chunk in chunks:
+                    questions = _questions_if_last(chunk)
+                    if questions is not None:
+                        self._link(started if started.started else resumed, questions)
+                        for link in carried:
+                            link.set_down(run)
+                    yield chunk
+        finally:
+            for link in carried:
+                link.set_down(run)
+
+    def _link(self, turn: TurnLink | None, questions: list[str]) -> None:
+        """Keep the link of the turn (if linked) by the questions it paused on, for the
+        requests that answer them."""
+        if turn is not None:
+            for question in questions:
+                self.moca_agui_asked.add(question, turn)
+
+
+def _questions_if_last(chunk: str) -> list[str] | None:
+    """The ids of the questions an exchange's last event (RUN_FINISHED or RUN_ERROR)
+    pauses its turn on; None for any other event. (A quoted type name inside a string
+    value is escaped: only the events that may be last are parsed.)"""
+    if '"RUN_FINISHED"' not in chunk and '"RUN_ERROR"' not in chunk:
+        return None
+    try:
+        event = json.loads(chunk.removeprefix("data:"))
+    except ValueError:
+        logger.warning("moca_agui: an AG2 event could not be read; its turn is not linked")
+        return None
+    if not isinstance(event, dict) or event.get("type") not in ("RUN_FINISHED", "RUN_ERROR"):
+        return None
+    outcome = event.get("outcome")
+    if not isinstance(outcome, dict) or outcome.get("type") != "interrupt":
+        return []
+    interrupts = outcome.get("interrupts")
+    if not isinstance(interrupts, list):
+        return []
+    return [i["id"] for i in interrupts if isinstance(i, dict) and isinstance(i.get("id"), str)]
+
+
+class TurnLink:
+    """The citation run of the request carrying one AG2 turn: the one that started it,
+    then each that resumes it; none between them. It is the turn's middleware factory,
+    which AG2 calls as the turn starts."""
+
+    __slots__ = ("__weakref__", "lost", "run", "started")
+
+    def __init__(self, run: RunFeed) -> None:
+        self.run: RunFeed | None = run
+        self.started = False  # AG2 started a turn with this link
+        self.lost = False  # the turn called its model while no request carried it
+
+    def __call__(self, event: BaseEvent, context: Context) -> ModelOrder:
+        self.started = True
+        return ModelOrder(event, context, link=self)
+
+    def carry(self, run: RunFeed) -> bool:
+        """Point the paused turn at `run`, which resumes it; False if a request carries it."""
+        if self.run is not None:
+            return False
+        self.run = run
+        if self.lost:
+            run.order_not_known(CALLED_WHILE_PAUSED)
+        return True
+
+    def set_down(self, run: RunFeed) -> None:
+        """`run`'s exchange ended: the turn points at no run, if it pointed at that one."""
+        if self.run is run:
+            self.run = None
 
 
 class ModelOrder(BaseMiddleware):
-    """Announces each model response's tool calls to `run`, in the model's order."""
+    """Announces each model response's tool calls to the run `link` points at, in the
+    model's order."""
 
-    def __init__(self, event: BaseEvent, context: Context, *, run: RunFeed) -> None:
+    def __init__(self, event: BaseEvent, context: Context, *, link: TurnLink) -> None:
         super().__init__(event, context)
-        self._run = run
+        self._link = link
 
     async def on_llm_call(
         self, call_next: LLMCall, events: Sequence[BaseEvent], context: Context
     ) -> ModelResponse:
         response = await call_next(events, context)
+        run = self._link.run
+        if run is None:
+            self._link.lost = True
+            return response
         try:
             for call in response.tool_calls.calls:
-                self._run.call_made(call.id, call.name)
+                run.call_made(call.id, call.name)
         except Exception:
             logger.exception("moca_agui: could not read the order of AG2's tool calls")
         return response
@@ -98,4 +229,11 @@ class ModelOrder(BaseMiddleware):
 
 def citing(stream: A, options: CitationOptions) -> A:
     """A copy of `stream` (an `AGUIStream`) that sends `moca.citations` events."""
-    return citing_copy(stream, CitingAGUIStream, options)
+    return citing_copy(stream, CitingAGUIStream, options, copy=_copy)
+
+
+def _copy(stream: Any) -> Any:
+    """A shallow copy of `stream`, with a registry of its own for the turns it carries."""
+    twin = copy.copy(stream)
+    twin.moca_agui_asked = RunRegistry("question")
+    return twin

@@ -39,9 +39,14 @@ class Scripted(DemoLLM):
     script: list[Any] = Field(default_factory=list)
 
     def call(self, messages: Any, tools: Any = None, *args: Any, **kwargs: Any) -> Any:
+        return self.play(self.script, messages, tools)
+
+    @staticmethod
+    def play(script: list[Any], messages: Any, tools: Any) -> Any:
+        """The turn of `script` the model is at, given the `messages` it is sent."""
         turns = sum(1 for m in messages if m.get("role") == "assistant" and m.get("tool_calls"))
         seen = [str(m.get("content")) for m in messages if m.get("role") == "tool"]
-        turn = self.script[turns]
+        turn = script[turns]
         if callable(turn):
             return turn(seen)
         if isinstance(turn, str):

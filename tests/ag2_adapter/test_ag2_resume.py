@@ -1,0 +1,177 @@
+"""An AG2 turn paused on a question to the client, resumed by a later request.
+
+AG2 holds the paused turn past the request that started it; the request that answers
+the question resumes it, under that request's own run. The turn's parallel Reader calls
+after the resume reach the wire second call first, its tool ending last: the resuming
+request's run is told the model's order all the same, and where the stream cannot link
+the turn to it, the markers that order decides are left out, never guessed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import httpx
+import pytest
+from ag2 import Agent, tool
+from ag2.ag_ui import AGUIStream
+from ag2.annotations import Context
+from ag2.events import ModelMessageChunk, ToolCallEvent
+from ag2.middleware import Middleware
+from ag2.testing import TestConfig
+from starlette.applications import Starlette
+from starlette.routing import Route
+from test_ag2_model_order import (
+    ANSWER,
+    A,
+    B,
+    SecondCallFirst,
+    cited_refs,
+    reader_tool,
+    start_order,
+)
+
+import moca_agui
+from moca_agui.check import check_events, parse_stream
+from support import citation_events, markers_left_out, ref, run_input
+
+QUESTION = "Dusk and queens?"
+
+
+async def ask_keeper(context: Context) -> str:
+    """Ask the beekeeper which hive is meant."""
+    return await context.input("Which hive?")
+
+
+def asking_agent(questions: int, ask: Any = ask_keeper) -> Agent:
+    """An agent that asks the client `questions` times (with `ask`), one after the other,
+    then reads A and B in parallel (the wire carries B first, A's tool ends last) and
+    answers."""
+    asks = [ToolCallEvent("ask_keeper", arguments="{}", id=f"ask-{n}") for n in range(questions)]
+    reads = [
+        ToolCallEvent("moca_get_node", arguments=json.dumps({"node_id": ref(A)}), id="call-a"),
+        ToolCallEvent("moca_get_node", arguments=json.dumps({"node_id": ref(B)}), id="call-b"),
+    ]
+    config = TestConfig(*asks, reads, ModelMessageChunk(ANSWER), ANSWER)
+    tools = [tool(ask, name="ask_keeper"), reader_tool({ref(A): 0.05, ref(B): 0.0})]
+    return Agent("asking", config=config, tools=tools, middleware=[Middleware(SecondCallFirst)])
+
+
+def asked_so_far(questions: int) -> list[dict[str, Any]]:
+    """The thread as the client recorded it after `questions` questions, the last
+    unanswered."""
+    thread: list[dict[str, Any]] = [{"id": "q", "role": "user", "content": QUESTION}]
+    for n in range(questions):
+        call = {"id": f"ask-{n}", "type": "function",
+                "function": {"name": "ask_keeper", "arguments": "{}"}}  # fmt: skip
+        thread.append({"id": f"a{n}", "role": "assistant", "toolCalls": [call]})
+        if n < questions - 1:
+            thread.append({"id": f"t{n}", "role": "tool", "toolCallId": f"ask-{n}",
+                           "content": "the north hive"})  # fmt: skip
+    return thread
+
+
+async def post(client: httpx.AsyncClient, path: str, body: dict[str, Any]) -> list[dict[str, Any]]:
+    response = await client.post(path, json=body)
+    assert response.status_code == 200, response.text
+    return parse_stream(response.text)
+
+
+def question_of(events: list[dict[str, Any]]) -> dict[str, Any]:
+    """The interrupt the run paused on."""
+    assert events[-1]["type"] == "RUN_FINISHED", events[-1]
+    (interrupt,) = events[-1]["outcome"]["interrupts"]
+    return dict(interrupt)
+
+
+def answer_to(interrupt: dict[str, Any], run_id: str, asked: int) -> dict[str, Any]:
+    """The request resuming the turn with the answer to `interrupt`."""
+    body = run_input(QUESTION, run_id)
+    body["messages"] = asked_so_far(asked)
+    entry = {"interruptId": interrupt["id"], "status": "resolved", "payload": "the north hive"}
+    body["resume"] = [{**entry, "metadata": interrupt.get("metadata")}]
+    return body
+
+
+async def paused_then_resumed(
+    questions: int, start: str = "/citing", resume: str = "/citing"
+) -> list[dict[str, Any]]:
+    """The events of the request that resumes the turn the last time, the turn started
+    by a request to `start` and resumed by requests to `resume`."""
+    async with AGUIStream(asking_agent(questions)) as plain:
+        citing = moca_agui.instrument(plain)  # shares the turns AG2 holds with `plain`
+        routes = [Route("/citing", citing.build_asgi()), Route("/plain", plain.build_asgi())]
+        transport = httpx.ASGITransport(app=Starlette(routes=routes))
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            events = await post(client, start, run_input(QUESTION, "run-0"))
+            for n in range(1, questions + 1):
+                assert citation_events(events) == []
+                events = await post(client, resume, answer_to(question_of(events), f"run-{n}", n))
+    return events
+
+
+@pytest.mark.parametrize("questions", [1, 2])
+async def test_a_resumed_turn_tells_the_resuming_requests_run_the_models_order(
+    questions: int,
+) -> None:
+    """Resumed once, or twice (the turn is set down and taken up again): the run of the
+    request that resumes it last cites A as [1], not B, which the wire carried first."""
+    events = await paused_then_resumed(questions)
+    assert start_order(events) == ["call-b", "call-a"]
+    assert [e["toolCallId"] for e in events if e["type"] == "TOOL_CALL_RESULT"][-2:] == [
+        "call-b",
+        "call-a",
+    ]
+    assert check_events(events) == []
+    assert cited_refs(events) == {"[1]": ref(A), "[2]": ref(B)}
+
+
+async def test_a_turn_paused_outside_the_citing_stream_leaves_the_markers_out(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Started on the plain stream's endpoint (whose held turns the citing copy shares),
+    the turn announces its calls to no run: resumed through the citing endpoint, its run
+    leaves out [1] and [2], logged, and never names B as [1]."""
+    events = await paused_then_resumed(1, start="/plain")
+    assert start_order(events) == ["call-b", "call-a"]
+    assert check_events(events) == []
+    assert cited_refs(events) == {}
+    assert markers_left_out(caplog) == ["[1]", "[2]"]
+    assert "not asked by an AG2 turn the citing stream holds paused" in caplog.text
+
+
+def ask_keeper_then_wait(answered: asyncio.Event, go_on: asyncio.Event) -> Any:
+    """`ask_keeper`, which once answered waits for `go_on` before it returns (and the
+    model reads A and B)."""
+
+    async def ask(context: Context) -> str:
+        """Ask the beekeeper which hive is meant."""
+        answer = await context.input("Which hive?")
+        answered.set()
+        await asyncio.wait_for(go_on.wait(), timeout=10)
+        return answer
+
+    return ask
+
+
+async def test_an_answer_sent_again_while_the_turn_runs_takes_nothing_from_its_run() -> None:
+    """The same answer, sent again while the request that resumed the turn still carries
+    it (AG2 then starts the turn anew): the turn stays linked to the first request's run,
+    which is told its model's order all the same."""
+    answered, go_on = asyncio.Event(), asyncio.Event()
+    async with AGUIStream(asking_agent(1, ask_keeper_then_wait(answered, go_on))) as plain:
+        app = moca_agui.instrument(plain).build_asgi()
+        transport = httpx.ASGITransport(app=Starlette(routes=[Route("/", app)]))
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            question = question_of(await post(client, "/", run_input(QUESTION, "run-0")))
+            resuming = asyncio.create_task(post(client, "/", answer_to(question, "run-1", 1)))
+            await asyncio.wait_for(answered.wait(), timeout=10)
+            again = await post(client, "/", answer_to(question, "run-2", 1))
+            go_on.set()
+            resumed = await resuming
+    assert question_of(again)["id"] != question["id"]  # the turn started anew, and asked
+    assert start_order(resumed) == ["call-b", "call-a"]
+    assert check_events(resumed) == []
+    assert cited_refs(resumed) == {"[1]": ref(A), "[2]": ref(B)}
