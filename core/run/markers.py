@@ -38,6 +38,7 @@ class MarkerTable:
     __slots__ = (
         "_blind",
         "_cut",
+        "_held_by",
         "_ledger",
         "_plugin",
         "_reach",
@@ -63,6 +64,9 @@ class MarkerTable:
         #: arrived (`Ledger.reach`): markers that are no shown ones are left out.
         self.order_unknown = reach is None and not self._blind and not shown
         self._unsettled = ledger.unsure()
+        #: marker -> the entry `_held` gives it, for each marker asked (the table lives as
+        #: long as its ledger state: the look-ahead asks for one marker again and again)
+        self._held_by: dict[str, Entry | None] = {}
         self._plugin: dict[str, Entry] | None = None
         if not builtin and not self._blind:
             self._blind = reach is None
@@ -85,7 +89,14 @@ class MarkerTable:
         return entry if entry is not None and self._sure(marker, entry) else None
 
     def _held(self, marker: str) -> Entry | None:
-        """The entry the table gives `marker`, if the run holds it."""
+        """The entry the table gives `marker`, if the run holds it (worked out once)."""
+        try:
+            return self._held_by[marker]
+        except KeyError:
+            entry = self._held_by[marker] = self._look_up(marker)
+            return entry
+
+    def _look_up(self, marker: str) -> Entry | None:
         ledger = self._ledger
         if self._blind:
             return None
