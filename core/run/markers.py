@@ -19,6 +19,7 @@ default numbers (no one knows which sources the model had counted).
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from typing import Any
 
 from ..markers.numbered import marker_number
 from ..markers.style import canonical
@@ -147,10 +148,26 @@ class _Refs(Mapping[str, str]):
         return self._any
 
     def __getitem__(self, marker: str) -> str:
-        table = self._table
-        entry = table._held(marker) if isinstance(marker, str) else None
-        if entry is None or table._sure(marker, entry) is not self._sure:
+        ref = self._ref(marker)
+        if ref is None:
             raise KeyError(marker)
+        return ref
+
+    def get(self, marker: str, default: Any = None) -> Any:  # no KeyError raised and caught
+        ref = self._ref(marker)
+        return default if ref is None else ref
+
+    def __contains__(self, marker: object) -> bool:
+        return self._ref(marker) is not None
+
+    def _ref(self, marker: object) -> str | None:
+        """The ref of `marker`'s entry, if the table holds it among its `sure` markers."""
+        if not isinstance(marker, str):
+            return None
+        table = self._table
+        entry = table._held(marker)
+        if entry is None or table._sure(marker, entry) is not self._sure:
+            return None
         return entry.ref
 
     def __iter__(self) -> Iterator[str]:
