@@ -94,10 +94,10 @@ class MarkerTable:
         try:
             return self._held_by[marker]
         except KeyError:
-            entry = self._held_by[marker] = self._look_up(marker)
+            entry = self._held_by[marker] = self._worked_out(marker)
             return entry
 
-    def _look_up(self, marker: str) -> Entry | None:
+    def _worked_out(self, marker: str) -> Entry | None:
         ledger = self._ledger
         if self._blind:
             return None
