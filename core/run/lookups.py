@@ -183,6 +183,11 @@ class Lookups:
         wanted = list(dict.fromkeys(refs))
         self.start(wanted)
         tasks = [self._tasks[ref] for ref in wanted if ref in self._tasks]
+        if all(task.done() for task in tasks):
+            return
+        # A lookup answering at once (from memory) ends in its task's first step, which the
+        # loop runs before this task's next: one step of the loop, no waiter to set up.
+        await asyncio.sleep(0)
         if not all(task.done() for task in tasks):
             await asyncio.wait(tasks)
 

@@ -19,6 +19,7 @@ default numbers (no one knows which sources the model had counted).
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from typing import Any
 
 from ..markers.numbered import marker_number
 from ..markers.style import canonical
@@ -38,6 +39,7 @@ class MarkerTable:
     __slots__ = (
         "_blind",
         "_cut",
+        "_held_by",
         "_ledger",
         "_plugin",
         "_reach",
@@ -63,6 +65,9 @@ class MarkerTable:
         #: arrived (`Ledger.reach`): markers that are no shown ones are left out.
         self.order_unknown = reach is None and not self._blind and not shown
         self._unsettled = ledger.unsure()
+        #: marker -> the entry `_held` gives it, for each marker asked (the table lives as
+        #: long as its ledger state: the look-ahead asks for one marker again and again)
+        self._held_by: dict[str, Entry | None] = {}
         self._plugin: dict[str, Entry] | None = None
         if not builtin and not self._blind:
             self._blind = reach is None
@@ -85,7 +90,14 @@ class MarkerTable:
         return entry if entry is not None and self._sure(marker, entry) else None
 
     def _held(self, marker: str) -> Entry | None:
-        """The entry the table gives `marker`, if the run holds it."""
+        """The entry the table gives `marker`, if the run holds it (worked out once)."""
+        try:
+            return self._held_by[marker]
+        except KeyError:
+            entry = self._held_by[marker] = self._worked_out(marker)
+            return entry
+
+    def _worked_out(self, marker: str) -> Entry | None:
         ledger = self._ledger
         if self._blind:
             return None
@@ -136,10 +148,26 @@ class _Refs(Mapping[str, str]):
         return self._any
 
     def __getitem__(self, marker: str) -> str:
-        table = self._table
-        entry = table._held(marker) if isinstance(marker, str) else None
-        if entry is None or table._sure(marker, entry) is not self._sure:
+        ref = self._ref(marker)
+        if ref is None:
             raise KeyError(marker)
+        return ref
+
+    def get(self, marker: str, default: Any = None) -> Any:  # no KeyError raised and caught
+        ref = self._ref(marker)
+        return default if ref is None else ref
+
+    def __contains__(self, marker: object) -> bool:
+        return self._ref(marker) is not None
+
+    def _ref(self, marker: object) -> str | None:
+        """The ref of `marker`'s entry, if the table holds it among its `sure` markers."""
+        if not isinstance(marker, str):
+            return None
+        table = self._table
+        entry = table._held(marker)
+        if entry is None or table._sure(marker, entry) is not self._sure:
+            return None
         return entry.ref
 
     def __iter__(self) -> Iterator[str]:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import logging
 from bisect import bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from ..records.entry import Entry
 from ..records.event import Citation
-from ..records.references import find_markers
+from ..records.references import Mention, find_markers
 from .checks import Checks, Found
 from .hooks import Hooks, as_marker
 from .intake import Intake
@@ -46,8 +46,15 @@ class Resolver:
     def prefetch(self, text: str) -> None:
         """Start the lookups `text` (a part of an answer still streaming) will need: for
         each source it names that only `lookup` can give a record. Returns at once."""
-        first, nodes = self._mentioned(text)
-        self._lookups.start(self._to_look_up(first, nodes))
+        table, nodes = self._tables(None)
+        named: dict[Entry, Seen] = {}  # in order of first mention
+        for mention in self._hooks.find_references(text, nodes.refs, table.known):
+            if mention.ref in nodes.refs:
+                seen = self._seen(mention.ref, _marked(mention, table)[2], nodes)
+                named.setdefault(seen.entry, seen)
+            else:
+                logger.debug("moca_agui: left out %.200r: not returned in this run", mention.ref)
+        self._lookups.start(self._to_look_up(named.values(), nodes))
 
     async def citations(
         self, text: str, stretches: Sequence[tuple[int, int]] = ()
@@ -57,7 +64,7 @@ class Resolver:
         it names, in order of first mention, each with the record the run holds for it
         (left out if it has none)."""
         first, nodes = self._mentioned(text, stretches, report=True)
-        await self._lookups.look_up(self._to_look_up(first, nodes))
+        await self._lookups.look_up(self._to_look_up((s for s, _ in first.values()), nodes))
         citations: list[Citation] = []
         by_key: dict[tuple[str, tuple[int, int] | None], Citation] = {}
         for seen, marker in first.values():
@@ -109,9 +116,7 @@ class Resolver:
             if mention.ref not in nodes.refs:
                 logger.debug("moca_agui: left out %.200r: not returned in this run", mention.ref)
                 continue
-            marker = as_marker(mention.marker)
-            key = as_marker(mention.key) or marker  # `[1]` for `[1, 2]`
-            entry = table.entry(key) if key is not None else None
+            marker, key, entry = _marked(mention, table)
             stretch = bisect_right(starts, mention.start)
             if (
                 entry is not None
@@ -119,10 +124,8 @@ class Resolver:
                 and earlier[stretch].entry(key or "") != entry
             ):
                 continue  # written before its source arrived: it names none
-            seen = self._ledger.seen(entry) if entry is not None else None
-            if seen is None or entry is None or entry.ref != mention.ref:
-                seen = nodes.named(mention.ref)
-                entry = seen.entry
+            seen = self._seen(mention.ref, entry, nodes)
+            entry = seen.entry
             had = first.get(entry)
             if had is None or (had[1] is None and marker):
                 first[entry] = (seen, marker)
@@ -144,12 +147,20 @@ class Resolver:
             table = tables[2][cut] = MarkerTable(ledger, self._hooks, cut)
         return table, tables[1]
 
-    def _to_look_up(self, first: dict[Entry, tuple[Seen, str | None]], nodes: _Nodes) -> list[str]:
-        """The nodes of the entries in `first` only `lookup` can give a record of: named
-        by a compact result or in an earlier turn, with no record of this run."""
+    def _seen(self, ref: str, entry: Entry | None, nodes: _Nodes) -> Seen:
+        """What the run holds of the entry a mention of node `ref` names: `entry` (its
+        marker's) if the run holds it and it is of that node, else the entry `ref` names."""
+        seen = self._ledger.seen(entry) if entry is not None else None
+        if seen is None or entry is None or entry.ref != ref:
+            return nodes.named(ref)
+        return seen
+
+    def _to_look_up(self, named: Iterable[Seen], nodes: _Nodes) -> list[str]:
+        """The nodes of the `named` entries only `lookup` can give a record of: named by a
+        compact result or in an earlier turn, with no record of this run."""
         return [
             s.entry.ref
-            for s, _ in first.values()
+            for s in named
             if (s.compact or s.earlier)
             and self._checks.record(s) is None
             and nodes.whole(s.entry.ref) is None
@@ -182,6 +193,14 @@ class Resolver:
         else:
             self._lookups.left_out(ref, self._intake.compact_tools.get(ref, "the Reader tool"))
         return None
+
+
+def _marked(mention: Mention, table: MarkerTable) -> tuple[str | None, str | None, Entry | None]:
+    """A mention's marker as written (None: named by ref), the marker of the table it
+    names (`[1]` for `[1, 2]`) and that marker's entry in `table`."""
+    marker = as_marker(mention.marker)
+    key = as_marker(mention.key) or marker
+    return marker, key, table.entry(key) if key is not None else None
 
 
 class _Nodes:
