@@ -18,8 +18,8 @@ import pytest
 from ag2 import Agent, tool
 from ag2.ag_ui import AGUIStream
 from ag2.annotations import Context
-from ag2.events import ModelMessageChunk, ToolCallEvent
-from ag2.middleware import Middleware
+from ag2.events import BaseEvent, ModelMessageChunk, ToolCallEvent
+from ag2.middleware import AgentTurn, BaseMiddleware, Middleware
 from ag2.testing import TestConfig
 from starlette.applications import Starlette
 from starlette.routing import Route
@@ -175,3 +175,73 @@ async def test_an_answer_sent_again_while_the_turn_runs_takes_nothing_from_its_r
     assert start_order(resumed) == ["call-b", "call-a"]
     assert check_events(resumed) == []
     assert cited_refs(resumed) == {"[1]": ref(A), "[2]": ref(B)}
+
+
+async def test_an_answer_to_another_threads_question_leaves_the_markers_out(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Turn 1 (citing endpoint, thread t1) pauses on q1; turn 2 (plain endpoint, t2) on
+    q2. A resume of t2 through the citing endpoint answering q2 and q1: AG2 resumes turn 2
+    and ignores q1, so turn 1's link must not be pointed at this run (it would take the
+    wire's order and name B as [1]): its markers are left out, logged."""
+    async with AGUIStream(asking_agent(1)) as plain:
+        citing = moca_agui.instrument(plain)
+        routes = [Route("/citing", citing.build_asgi()), Route("/plain", plain.build_asgi())]
+        transport = httpx.ASGITransport(app=Starlette(routes=routes))
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            asked = question_of(await post(client, "/citing", run_input(QUESTION, "run-0")))
+            body = run_input(QUESTION, "run-1", thread_id="t2")
+            other = question_of(await post(client, "/plain", body))
+            body = {**answer_to(other, "run-2", 1), "threadId": "t2"}
+            forged = {"interruptId": asked["id"], "status": "resolved", "payload": "x"}
+            body["resume"].append(forged)
+            events = await post(client, "/citing", body)
+    assert start_order(events) == ["call-b", "call-a"]
+    assert check_events(events) == []
+    assert cited_refs(events) == {}
+    assert markers_left_out(caplog) == ["[1]", "[2]"]
+    assert "not asked by an AG2 turn the citing stream holds paused" in caplog.text
+
+
+class HeldUntil(BaseMiddleware):
+    """Holds call-b (so its TOOL_CALL_START) until `go_on` is set."""
+
+    def __init__(self, event: BaseEvent, context: Context, *, go_on: asyncio.Event) -> None:
+        super().__init__(event, context)
+        self._go_on = go_on
+
+    async def on_turn(self, call_next: AgentTurn, event: BaseEvent, context: Context) -> Any:
+        async def hold(call: ToolCallEvent) -> ToolCallEvent:
+            if call.id == "call-b":
+                await asyncio.wait_for(self._go_on.wait(), timeout=10)
+            return call
+
+        with context.stream.where(ToolCallEvent).sub_scope(hold, interrupt=True):
+            return await call_next(event, context)
+
+
+async def test_calls_announced_before_the_pause_and_sent_after_it_keep_the_models_order() -> None:
+    """The model asks the client and reads A and B in one response; the reads reach the
+    wire only after the turn paused (AG2 keeps them for the resuming request, call-b
+    first): the resuming request's run is told the model's order all the same."""
+    go_on = asyncio.Event()
+    ask = ToolCallEvent("ask_keeper", arguments="{}", id="ask-0")
+    reads = [
+        ToolCallEvent("moca_get_node", arguments=json.dumps({"node_id": ref(A)}), id="call-a"),
+        ToolCallEvent("moca_get_node", arguments=json.dumps({"node_id": ref(B)}), id="call-b"),
+    ]
+    config = TestConfig([ask, *reads], ModelMessageChunk(ANSWER), ANSWER)
+    tools = [tool(ask_keeper, name="ask_keeper"), reader_tool({ref(A): 0.05, ref(B): 0.0})]
+    middleware = [Middleware(SecondCallFirst), Middleware(HeldUntil, go_on=go_on)]
+    agent = Agent("asking", config=config, tools=tools, middleware=middleware)
+    async with AGUIStream(agent) as plain:
+        app = moca_agui.instrument(plain).build_asgi()
+        transport = httpx.ASGITransport(app=Starlette(routes=[Route("/", app)]))
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            first = await post(client, "/", run_input(QUESTION, "run-0"))
+            go_on.set()
+            events = await post(client, "/", answer_to(question_of(first), "run-1", 1))
+    assert start_order(first) == ["ask-0"]
+    assert start_order(events) == ["call-b", "call-a"]
+    assert check_events(events) == []
+    assert cited_refs(events) == {"[1]": ref(A), "[2]": ref(B)}
