@@ -245,3 +245,50 @@ async def test_calls_announced_before_the_pause_and_sent_after_it_keep_the_model
     assert start_order(events) == ["call-b", "call-a"]
     assert check_events(events) == []
     assert cited_refs(events) == {"[1]": ref(A), "[2]": ref(B)}
+
+
+async def leave_at_once(app: Any, body: dict[str, Any]) -> None:
+    """POST `body` to `app` as a client that leaves before the response starts: the
+    server sees the body, then the disconnect (ASGI 2.0, as the HTTP servers speak it)."""
+    messages = [
+        {"type": "http.request", "body": json.dumps(body).encode(), "more_body": False},
+        {"type": "http.disconnect"},
+    ]
+
+    async def receive() -> dict[str, Any]:
+        return messages.pop(0) if len(messages) > 1 else messages[0]
+
+    async def send(message: dict[str, Any]) -> None:
+        await asyncio.sleep(0)  # a server's send yields to the loop
+
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0", "spec_version": "2.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": "/",
+        "raw_path": b"/",
+        "root_path": "",
+        "query_string": b"",
+        "headers": [(b"content-type", b"application/json"), (b"host", b"test")],
+        "server": ("test", 80),
+        "client": ("127.0.0.1", 1),
+    }
+    await app(scope, receive, send)
+
+
+async def test_a_resume_whose_client_left_before_the_response_holds_no_link() -> None:
+    """A resume whose client left before its response started (AG2 never took the turn):
+    the answer sent again resumes the turn, and its run is told the model's order (a
+    link left on the first one's run would leave [1] and [2] out)."""
+    async with AGUIStream(asking_agent(1)) as plain:
+        app = Starlette(routes=[Route("/", moca_agui.instrument(plain).build_asgi())])
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            question = question_of(await post(client, "/", run_input(QUESTION, "run-0")))
+            await leave_at_once(app, answer_to(question, "run-1", 1))
+            events = await post(client, "/", answer_to(question, "run-2", 1))
+    assert start_order(events) == ["call-b", "call-a"]
+    assert check_events(events) == []
+    assert cited_refs(events) == {"[1]": ref(A), "[2]": ref(B)}
