@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Sequence
 from typing import Any
 
 import httpx
@@ -18,9 +19,11 @@ import pytest
 from ag2 import Agent, tool
 from ag2.ag_ui import AGUIStream
 from ag2.annotations import Context
-from ag2.events import BaseEvent, ModelMessageChunk, ToolCallEvent
+from ag2.events import BaseEvent, ModelMessageChunk, ModelResponse, ToolCallEvent
 from ag2.middleware import AgentTurn, BaseMiddleware, Middleware
+from ag2.middleware.base import LLMCall
 from ag2.testing import TestConfig
+from ag2.tools.subagents import background_agent_tool
 from starlette.applications import Starlette
 from starlette.routing import Route
 from test_ag2_model_order import (
@@ -292,3 +295,75 @@ async def test_a_resume_whose_client_left_before_the_response_holds_no_link() ->
     assert start_order(events) == ["call-b", "call-a"]
     assert check_events(events) == []
     assert cited_refs(events) == {"[1]": ref(A), "[2]": ref(B)}
+
+
+class Gated(BaseMiddleware):
+    """The model's second call waits for `go_on`; the third (made once the second's tools
+    ended) sets `third` and waits for `answered`."""
+
+    def __init__(
+        self,
+        event: BaseEvent,
+        context: Context,
+        *,
+        go_on: asyncio.Event,
+        third: asyncio.Event,
+        answered: asyncio.Event,
+    ) -> None:
+        super().__init__(event, context)
+        self._go_on, self._third, self._answered = go_on, third, answered
+        self._calls = 0
+
+    async def on_llm_call(
+        self, call_next: LLMCall, events: Sequence[BaseEvent], context: Context
+    ) -> ModelResponse:
+        self._calls += 1
+        if self._calls == 2:
+            await asyncio.wait_for(self._go_on.wait(), timeout=10)
+        elif self._calls == 3:
+            self._third.set()
+            await asyncio.wait_for(self._answered.wait(), timeout=10)
+        return await call_next(events, context)
+
+
+async def test_calls_the_model_made_while_no_request_carried_the_turn_keep_its_order() -> None:
+    """A background subagent's question pauses the turn while the model loop goes on:
+    the model reads A and B after the first request ended, before the resume. The
+    resuming request's run is told those calls, in the model's order (they were told to
+    no run), and cites A as [1]."""
+    go_on, third, answered = asyncio.Event(), asyncio.Event(), asyncio.Event()
+
+    async def ask(context: Context) -> str:
+        """Ask the beekeeper which hive is meant."""
+        answer = await context.input("Which hive?")
+        answered.set()
+        return answer
+
+    keeper_config = TestConfig(ToolCallEvent("ask_keeper", arguments="{}", id="ask-0"), "north")
+    keeper = Agent("keeper", config=keeper_config, tools=[tool(ask, name="ask_keeper")])
+    delegate = ToolCallEvent("background_task_keeper", arguments='{"objective": "ask"}', id="bg")
+    reads = [
+        ToolCallEvent("moca_get_node", arguments=json.dumps({"node_id": ref(A)}), id="call-a"),
+        ToolCallEvent("moca_get_node", arguments=json.dumps({"node_id": ref(B)}), id="call-b"),
+    ]
+    config = TestConfig(delegate, reads, ModelMessageChunk(ANSWER), ANSWER, "Done.")
+    tools = [
+        background_agent_tool(keeper, description="Ask the keeper."),
+        reader_tool({ref(A): 0.05, ref(B): 0.0}),
+    ]
+    gates = {"go_on": go_on, "third": third, "answered": answered}
+    middleware = [Middleware(SecondCallFirst), Middleware(Gated, **gates)]
+    agent = Agent("parent", config=config, tools=tools, middleware=middleware)
+    async with AGUIStream(agent) as plain:
+        app = moca_agui.instrument(plain).build_asgi()
+        transport = httpx.ASGITransport(app=Starlette(routes=[Route("/", app)]))
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            first = await post(client, "/", run_input(QUESTION, "run-0"))
+            go_on.set()
+            await asyncio.wait_for(third.wait(), timeout=10)  # A and B were read, paused
+            events = await post(client, "/", answer_to(question_of(first), "run-1", 1))
+    assert start_order(events) == ["call-b", "call-a"]
+    assert check_events(events) == []
+    answers = [{c["marker"]: c["record"]["node"]["ref"] for c in value["citations"]}
+               for value in citation_events(events)]  # fmt: skip
+    assert answers == [{"[1]": ref(A), "[2]": ref(B)}, {}]  # the answer, then "Done."
