@@ -10,6 +10,7 @@ the turn to it, the markers that order decides are left out, never guessed.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -367,3 +368,34 @@ async def test_calls_the_model_made_while_no_request_carried_the_turn_keep_its_o
     answers = [{c["marker"]: c["record"]["node"]["ref"] for c in value["citations"]}
                for value in citation_events(events)]  # fmt: skip
     assert answers == [{"[1]": ref(A), "[2]": ref(B)}, {}]  # the answer, then "Done."
+
+
+async def test_an_answer_sent_on_another_thread_takes_no_turn_from_its_thread() -> None:
+    """An answer to thread 1's question sent on thread 3, which holds none (AG2 ignores it
+    and starts a turn there): while that request runs, the answer on thread 1 resumes its
+    turn, and its run is told the model's order (were the turn linked to thread 3's run,
+    this one would leave [1] and [2] out)."""
+    blocked, go_on = asyncio.Event(), asyncio.Event()
+    asks = itertools.count()
+
+    async def ask(context: Context) -> str:
+        """Ask the beekeeper which hive is meant."""
+        if next(asks) == 1:  # thread 3's turn waits, its request in flight
+            blocked.set()
+            await asyncio.wait_for(go_on.wait(), timeout=10)
+        return await context.input("Which hive?")
+
+    async with AGUIStream(asking_agent(1, ask)) as plain:
+        app = moca_agui.instrument(plain).build_asgi()
+        transport = httpx.ASGITransport(app=Starlette(routes=[Route("/", app)]))
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            question = question_of(await post(client, "/", run_input(QUESTION, "run-0")))
+            elsewhere = {**answer_to(question, "run-1", 1), "threadId": "t3"}
+            other = asyncio.create_task(post(client, "/", elsewhere))
+            await asyncio.wait_for(blocked.wait(), timeout=10)
+            events = await post(client, "/", answer_to(question, "run-2", 1))
+            go_on.set()
+            question_of(await other)  # thread 3's own turn asked
+    assert start_order(events) == ["call-b", "call-a"]
+    assert check_events(events) == []
+    assert cited_refs(events) == {"[1]": ref(A), "[2]": ref(B)}
