@@ -61,7 +61,7 @@ A = TypeVar("A")
 
 #: Why a resumed turn's order is not known: no paused turn of this stream is linked.
 RESUME_NOT_LINKED = (
-    "the question this request answers was not asked by an AG2 turn the citing stream "
+    "a question this request answers was not asked by an AG2 turn the citing stream "
     "holds paused, so the resumed turn's calls are not announced to this run"
 )
 
