@@ -7,17 +7,23 @@ is the parent's endpoint behind `CitationMiddleware` with the instrument's optio
 at the run the citation middleware made for the request: the request's run context
 (`request_run()`), which the middleware enters around the endpoint, per request. That is
 AG2's one link: the run id AG2 hands `dispatch` is the client's, which requests in flight
-may share, so no registry keyed by it could tell their runs apart. An endpoint of the
-user's own that calls `dispatch` behind their own `CitationMiddleware` is linked the same
-way.
+may share, so no registry keyed by it could tell their runs apart. A user's own endpoint
+calling `dispatch` behind their own `CitationMiddleware` is linked the same way.
 
 A turn paused on a question to the client outlives its request: AG2 holds it, and the
 request that answers the question resumes it, under its own run. The turn keeps the
 middleware of the request that started it, so its `TurnLink` is kept, by the ids of the
 questions it paused on (read off the exchange's last event, for as long as the turn
 lives), and pointed at the run of the request answering one; between requests it points
-at none. A resume the stream cannot link so leaves its run's order unknown (logged): no
-marker is guessed.
+at none. A resume is linked only if every question it answers is one its thread's live
+turn asked (AG2 holds turns by thread, and ignores other answers), else its run's order
+is unknown (logged): no marker is guessed. The link is pointed in the step AG2 takes the
+turn in: a request that never reaches AG2 never holds it.
+
+AG2 runs a paused turn on (a background subagent's question pauses it while the model
+loop goes on), and a call announced before a pause may reach the wire after it: the link
+keeps the turn's calls, as announced, and tells them all to each run it is pointed at (a
+call whose result never reaches that run holds no entry there).
 
 `ModelOrder.on_llm_call` sees each `ModelResponse` before AG2 starts its tools: it
 announces the response's tool calls to the run in the order the model gave them
@@ -55,11 +61,9 @@ A = TypeVar("A")
 
 #: Why a resumed turn's order is not known: no paused turn of this stream is linked.
 RESUME_NOT_LINKED = (
-    "the question this request answers was not asked by an AG2 turn the citing stream "
+    "a question this request answers was not asked by an AG2 turn the citing stream "
     "holds paused, so the resumed turn's calls are not announced to this run"
 )
-#: Why a resumed turn's order is not known: it called its model while no request carried it.
-CALLED_WHILE_PAUSED = "the resumed AG2 turn called its model while no request carried it"
 
 
 class CitingAGUIStream(AGUIStream):
@@ -99,21 +103,21 @@ class CitingAGUIStream(AGUIStream):
         if run is None:
             return super().dispatch(incoming, middleware=middleware, **kwargs)
         run.calls_out_of_order(this_run=False)
-        started = TurnLink(run)  # the link of a turn this request starts
-        resumed = self._resumed(incoming, run)
+        started = TurnLink(run, incoming.thread_id)  # the link of a turn this request starts
         chunks = super().dispatch(incoming, middleware=[*middleware, started], **kwargs)
-        return self._carrying(chunks, run, started, resumed)
+        return self._carrying(chunks, incoming, run, started)
 
     def _resumed(self, incoming: RunAgentInput, run: RunFeed) -> TurnLink | None:
-        """The link of the paused turn whose question `incoming` answers, pointed at
-        `run`; None, and the run's order unknown, if it answers one no turn linked here
-        asked, or one a request carries (AG2 then starts a turn anew, or refuses)."""
+        """The link of the paused turn whose questions `incoming` answers, pointed at
+        `run`; None, and the run's order unknown, if any answer is to a question no live
+        turn of its thread linked here asked, or the turn is carried by another request
+        (AG2 then starts a turn anew, or refuses)."""
         if not incoming.resume:
             return None
         asked = self.moca_agui_asked
-        found = {asked.get(entry.interrupt_id) for entry in incoming.resume} - {None}
-        held = found.pop() if len(found) == 1 else None
-        if held is None or not held.carry(run):
+        links = {asked.get(entry.interrupt_id) for entry in incoming.resume}
+        held = links.pop() if len(links) == 1 else None
+        if held is None or held.thread_id != incoming.thread_id or not held.carry(run):
             run.order_not_known(RESUME_NOT_LINKED)
             return None
         return held
@@ -121,12 +125,15 @@ class CitingAGUIStream(AGUIStream):
     async def _carrying(
         self,
         chunks: AsyncIterator[str],
+        incoming: RunAgentInput,
         run: RunFeed,
         started: TurnLink,
-        resumed: TurnLink | None,
     ) -> AsyncIterator[str]:
-        """`chunks`, the request's exchange. Its last event (before it reaches the client,
-        who may answer at once) sets its turn down, linked by the questions it paused on."""
+        """`chunks`, the request's exchange, which AG2 begins (taking a paused turn) when
+        first read: the resumed turn's link is pointed at `run` right before. Its last event
+        (before it reaches the client, who may answer at once) sets its turn down, linked by
+        the questions it paused on."""
+        resumed = self._resumed(incoming, run)
         carried = [link for link in (started, resumed) if link is not None]
         try:
             # AG2's dispatch is an async generator, typed as an iterator: closed as one.
@@ -173,28 +180,36 @@ def _questions_if_last(chunk: str) -> list[str] | None:
 
 
 class TurnLink:
-    """The citation run of the request carrying one AG2 turn: the one that started it,
-    then each that resumes it; none between them. It is the turn's middleware factory,
-    which AG2 calls as the turn starts."""
+    """The citation run of the request carrying one AG2 turn (started on `thread_id`):
+    the one that started it, then each that resumes it; none between them. It is the
+    turn's middleware factory, which AG2 calls as the turn starts."""
 
-    __slots__ = ("__weakref__", "lost", "run", "started")
+    __slots__ = ("__weakref__", "calls", "run", "started", "thread_id")
 
-    def __init__(self, run: RunFeed) -> None:
+    def __init__(self, run: RunFeed, thread_id: str) -> None:
         self.run: RunFeed | None = run
+        self.thread_id = thread_id
         self.started = False  # AG2 started a turn with this link
-        self.lost = False  # the turn called its model while no request carried it
+        self.calls: list[tuple[str, str]] = []  # the turn's calls (id, tool), as announced
 
     def __call__(self, event: BaseEvent, context: Context) -> ModelOrder:
         self.started = True
         return ModelOrder(event, context, link=self)
 
+    def call_made(self, call_id: str, tool_name: str) -> None:
+        """The turn's model issued a call: kept, and told to the run carrying the turn."""
+        self.calls.append((call_id, tool_name))
+        if self.run is not None:
+            self.run.call_made(call_id, tool_name)
+
     def carry(self, run: RunFeed) -> bool:
-        """Point the paused turn at `run`, which resumes it; False if a request carries it."""
+        """Point the paused turn at `run`, which resumes it, and tell it the turn's calls
+        so far (their results may reach it); False if a request carries the turn."""
         if self.run is not None:
             return False
         self.run = run
-        if self.lost:
-            run.order_not_known(CALLED_WHILE_PAUSED)
+        for call_id, tool_name in self.calls:
+            run.call_made(call_id, tool_name)
         return True
 
     def set_down(self, run: RunFeed) -> None:
@@ -204,8 +219,8 @@ class TurnLink:
 
 
 class ModelOrder(BaseMiddleware):
-    """Announces each model response's tool calls to the run `link` points at, in the
-    model's order."""
+    """Announces each model response's tool calls to the turn's `link`, in the model's
+    order."""
 
     def __init__(self, event: BaseEvent, context: Context, *, link: TurnLink) -> None:
         super().__init__(event, context)
@@ -215,13 +230,9 @@ class ModelOrder(BaseMiddleware):
         self, call_next: LLMCall, events: Sequence[BaseEvent], context: Context
     ) -> ModelResponse:
         response = await call_next(events, context)
-        run = self._link.run
-        if run is None:
-            self._link.lost = True
-            return response
         try:
             for call in response.tool_calls.calls:
-                run.call_made(call.id, call.name)
+                self._link.call_made(call.id, call.name)
         except Exception:
             logger.exception("moca_agui: could not read the order of AG2's tool calls")
         return response
