@@ -274,7 +274,8 @@ class Ledger:
             known = frozenset()
         else:
             known = self._thread_unsure()
-            if not self.order().known or self._unannounced():  # this run's turn too
+            # this run's turn too (read as it stands, as `unknown_order` does: no copy)
+            if self._turn.unknown is not None or self._unannounced():
                 known = known | self._model.unsure.unsure
         self._unsure = (version, known)
         return known

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from moca_agui.records.entry import Entry
-from moca_agui.records.order import LISTED_OUT_OF_ORDER, CallOrder, Turn, unsure
+from moca_agui.records.order import LISTED_OUT_OF_ORDER, CallOrder, Turn, TurnOrder, unsure
 from moca_agui.run import ledger as ledger_module
 from moca_agui.run.ledger import Ledger
 from moca_agui.run.model_order import ModelOrder
@@ -366,3 +366,19 @@ def test_results_of_an_unknown_order_are_not_read_again_at_each_answer(monkeypat
         work.append(read.entries)
         monkeypatch.undo()
     assert work[1] <= 2.5 * work[0]
+
+
+def test_the_unsure_entries_of_an_unknown_order_copy_no_calls(monkeypatch):
+    """`unsure()`, worked out anew at each state of the ledger, reads whether the run's
+    order is known as it stands: freezing the order copies every call announced so far."""
+    frozen: list[TurnOrder] = []
+    freeze = TurnOrder.frozen
+    monkeypatch.setattr(TurnOrder, "frozen", lambda order: frozen.append(order) or freeze(order))
+    ledger = Ledger()
+    ledger.order_not_known("the emitter's own order")
+    for i in range(20):
+        ledger.call_made(f"c{i}")
+        ledger.add(f"c{i}", "moca_search", [(Entry(f"pkg@1#n{i}.md"), None, True)], NOW)
+        answer(ledger)
+    assert len(ledger.unsure()) == 20
+    assert frozen == []
