@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from moca_agui.records.entry import Entry
 from moca_agui.records.order import LISTED_OUT_OF_ORDER, CallOrder, Turn, TurnOrder, unsure
 from moca_agui.run import ledger as ledger_module
+from moca_agui.run.folded_order import FoldedOrder
 from moca_agui.run.ledger import Ledger
-from moca_agui.run.model_order import ModelOrder
 from moca_agui.run.turn_unsure import TurnUnsure
 
 NOW = datetime(2026, 12, 6, tzinfo=UTC)
@@ -217,18 +217,18 @@ class Counted:
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.folded = 0
         self.orders = 0
-        fold, init = ModelOrder.fold, ModelOrder.__init__
+        fold, init = FoldedOrder.fold, FoldedOrder.__init__
 
-        def counted_fold(model: ModelOrder, fresh: list[Any], *args: Any) -> None:
+        def counted_fold(model: FoldedOrder, fresh: list[Any], *args: Any) -> None:
             self.folded += sum(len(result.items) for result in fresh)
             fold(model, fresh, *args)
 
-        def counted_init(model: ModelOrder) -> None:
+        def counted_init(model: FoldedOrder) -> None:
             self.orders += 1
             init(model)
 
-        monkeypatch.setattr(ModelOrder, "fold", counted_fold)
-        monkeypatch.setattr(ModelOrder, "__init__", counted_init)
+        monkeypatch.setattr(FoldedOrder, "fold", counted_fold)
+        monkeypatch.setattr(FoldedOrder, "__init__", counted_init)
 
 
 def answer(ledger: Ledger) -> None:
