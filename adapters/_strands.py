@@ -106,23 +106,7 @@ class CitingStrandsAgent(StrandsAgent):  # type: ignore[misc]
         self.moca_agui_runs.add(key, run)
         state = {**(invocation_state or {}), RUN_KEY: key}
         events = super().run(input_data, invocation_state=state)
-        return cite(
-            _until_end(events, functools.partial(self.moca_agui_runs.remove, key, run)), run=feed
-        )
-
-
-async def _until_end(events: AsyncIterator[Any], ended: Callable[[], object]) -> AsyncIterator[Any]:
-    """Yield `events`; call `ended` once they end or are closed (the run is found no more)."""
-    try:
-        async for event in events:
-            yield event
-    finally:
-        try:
-            close = getattr(events, "aclose", None)
-            if close is not None:
-                await close()
-        finally:
-            ended()
+        return cite(events, run=feed, ended=functools.partial(self.moca_agui_runs.remove, key, run))
 
 
 class ReaderResults(HookProvider):

@@ -34,7 +34,7 @@ from datetime import datetime
 from ..records.entry import Entry
 from ..records.order import NOT_ANNOUNCED, CallOrder, Turn, TurnOrder, unsure
 from ..records.references import KnownRefs
-from .model_order import Item, ModelOrder, Result, Seen
+from .folded_order import FoldedOrder, Item, Result, Seen
 from .shown import ShownMarkers
 
 __all__ = ["Entry", "Item", "Ledger", "Seen"]
@@ -43,7 +43,7 @@ __all__ = ["Entry", "Item", "Ledger", "Seen"]
 class Ledger:
     """The entries of one run, numbered in the order the model saw them.
 
-    The order is kept as entries come in (`ModelOrder`): each result is folded once, at
+    The order is kept as entries come in (`FoldedOrder`): each result is folded once, at
     its place, at the cost of its items, whenever it arrives (one that falls before those
     folded, its call announced earlier, is put before them) and a call announced after
     its results moves them at the same cost; only an earlier turn read after this run's
@@ -84,7 +84,7 @@ class Ledger:
         self._thread_unsure_at: tuple[object, frozenset[Entry]] = (None, frozenset())
         self._results: list[Result] = []  # in arrival order
         self._markers = ShownMarkers()  # the markers the model was shown, by entry
-        self._model = ModelOrder()  # the entries in the model's order, as folded so far
+        self._model = FoldedOrder()  # the entries in the model's order, as folded so far
         #: call id (None: none) -> how many results of this run have it and no announced call
         self._waiting: dict[str | None, int] = {}
         self._unsure: tuple[int, frozenset[Entry]] = (-1, frozenset())  # by version
@@ -253,7 +253,7 @@ class Ledger:
         into a new order, if an earlier turn came after some)."""
         version = self.version
         if self._rebuild:
-            self._model = ModelOrder()
+            self._model = FoldedOrder()
             self._model.add_earlier(self._earlier)
             self._rebuild = False
         model = self._model
@@ -274,7 +274,8 @@ class Ledger:
             known = frozenset()
         else:
             known = self._thread_unsure()
-            if not self.order().known or self._unannounced():  # this run's turn too
+            # this run's turn too (read as it stands, as `unknown_order` does: no copy)
+            if self._turn.unknown is not None or self._unannounced():
                 known = known | self._model.unsure.unsure
         self._unsure = (version, known)
         return known

@@ -46,15 +46,8 @@ class Resolver:
     def prefetch(self, text: str) -> None:
         """Start the lookups `text` (a part of an answer still streaming) will need: for
         each source it names that only `lookup` can give a record. Returns at once."""
-        table, nodes = self._tables(None)
-        named: dict[Entry, Seen] = {}  # in order of first mention
-        for mention in self._hooks.find_references(text, nodes.refs, table.known):
-            if mention.ref in nodes.refs:
-                seen = self._seen(mention.ref, _marked(mention, table)[2], nodes)
-                named.setdefault(seen.entry, seen)
-            else:
-                logger.debug("moca_agui: left out %.200r: not returned in this run", mention.ref)
-        self._lookups.start(self._to_look_up(named.values(), nodes))
+        first, nodes = self._mentioned(text)
+        self._lookups.start(self._to_look_up((seen for seen, _ in first.values()), nodes))
 
     async def citations(
         self, text: str, stretches: Sequence[tuple[int, int]] = ()

@@ -25,6 +25,7 @@ def cite(
     *,
     input: RunAgentInput | None = None,
     run: CitationRun | None = None,
+    ended: Callable[[], object] | None = None,
     **options: Unpack[OptionKeywords],
 ) -> AsyncIterator[BaseEvent]:
     """Yield `events` unchanged, in order, plus one `moca.citations` event per assistant
@@ -38,7 +39,8 @@ def cite(
     are those of `CitationOptions`
     (`reader_tools`, `include_text`, `lookup`, `packages`, ...). An adapter that also
     captures Reader results outside the stream passes its own `run` instead (a
-    `moca_agui.adapter.CitationRun`). Nothing is
+    `moca_agui.adapter.CitationRun`), and `ended` to be called once the stream ended or
+    was closed (as `cited` does: its run leaves its registry there). Nothing is
     sent after RUN_ERROR; if anything in the citation layer fails, it is logged and the
     events flow on untouched.
     """
@@ -49,10 +51,11 @@ def cite(
         raise TypeError(f"cite() needs an async iterable of AG-UI events, not {kind}")
     run = run or CitationRun(CitationOptions.from_kwargs(**options))
     if input is None:
-        return cited(events, CitationStream(run))
+        return cited(events, CitationStream(run), ended=ended)
     run.read_history(input.messages or ())
     questions = [m.id for m in input.messages or () if getattr(m, "role", None) == "user"]
-    return cited(events, CitationStream(run, question_id=questions[-1] if questions else None))
+    question_id = questions[-1] if questions else None
+    return cited(events, CitationStream(run, question_id=question_id), ended=ended)
 
 
 async def cited(

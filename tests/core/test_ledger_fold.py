@@ -5,7 +5,10 @@ the path, the ledger reads as one folded from scratch over the same run state.""
 from __future__ import annotations
 
 import random
+import sys
+from collections.abc import Callable
 from datetime import UTC, datetime
+from types import FrameType
 from typing import Any
 
 import pytest
@@ -13,10 +16,10 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from moca_agui.records.entry import Entry
-from moca_agui.records.order import LISTED_OUT_OF_ORDER, CallOrder, Turn, unsure
+from moca_agui.records.order import LISTED_OUT_OF_ORDER, CallOrder, Turn, TurnOrder, unsure
 from moca_agui.run import ledger as ledger_module
+from moca_agui.run.folded_order import FoldedOrder
 from moca_agui.run.ledger import Ledger
-from moca_agui.run.model_order import ModelOrder
 from moca_agui.run.turn_unsure import TurnUnsure
 
 NOW = datetime(2026, 12, 6, tzinfo=UTC)
@@ -210,6 +213,38 @@ def test_results_arriving_in_any_order_read_as_the_ledger_folded_from_scratch(st
     read_as_folded_from_scratch(steps)
 
 
+class Lines:
+    """Counts the Python-level work done inside the given methods: the lines they and
+    whatever they call run (a loop over the turn's or the run's items shows as such
+    lines; a loop C runs for them, as a list's insert, does not)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, *methods: tuple[type, str]) -> None:
+        self.run = 0
+        for owner, name in methods:
+            monkeypatch.setattr(owner, name, self._counting(getattr(owner, name)))
+
+    def _counting(self, method: Callable[..., Any]) -> Callable[..., Any]:
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            outer = sys.gettrace()
+            if outer is self._called:  # called from a counted method: counted there
+                return method(*args, **kwargs)
+            sys.settrace(self._called)
+            try:
+                return method(*args, **kwargs)
+            finally:
+                sys.settrace(outer)
+
+        return counted
+
+    def _called(self, frame: FrameType, event: str, arg: Any) -> Callable[..., Any]:
+        return self._line
+
+    def _line(self, frame: FrameType, event: str, arg: Any) -> Callable[..., Any]:
+        if event == "line":
+            self.run += 1
+        return self._line
+
+
 class Counted:
     """Counts the ledger's work: the items it folds (a result folded again, as a rebuilt
     order does, counts again) and the orders it makes."""
@@ -217,18 +252,18 @@ class Counted:
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.folded = 0
         self.orders = 0
-        fold, init = ModelOrder.fold, ModelOrder.__init__
+        fold, init = FoldedOrder.fold, FoldedOrder.__init__
 
-        def counted_fold(model: ModelOrder, fresh: list[Any], *args: Any) -> None:
+        def counted_fold(model: FoldedOrder, fresh: list[Any], *args: Any) -> None:
             self.folded += sum(len(result.items) for result in fresh)
             fold(model, fresh, *args)
 
-        def counted_init(model: ModelOrder) -> None:
+        def counted_init(model: FoldedOrder) -> None:
             self.orders += 1
             init(model)
 
-        monkeypatch.setattr(ModelOrder, "fold", counted_fold)
-        monkeypatch.setattr(ModelOrder, "__init__", counted_init)
+        monkeypatch.setattr(FoldedOrder, "fold", counted_fold)
+        monkeypatch.setattr(FoldedOrder, "__init__", counted_init)
 
 
 def answer(ledger: Ledger) -> None:
@@ -305,9 +340,11 @@ def arriving(n: int, how: str) -> list[tuple[Any, ...]]:
 
 @pytest.mark.parametrize("how", ["reversed", "shuffled", "two turns", "held"])
 def test_results_in_any_order_cost_work_linear_in_them(monkeypatch, how):
-    work = []
+    work, inside = [], []
     for n in (200, 400):
         counted, ledger = Counted(monkeypatch), Ledger()
+        #: the work inside the fold: places found, results and entries moved, cuts spoiled
+        lines = Lines(monkeypatch, (FoldedOrder, "fold"), (FoldedOrder, "announced"))
         for step in arriving(n, how):
             answer(ledger) if step == ("read",) else apply(ledger, step)
         read = reversed(range(n)) if how == "held" else range(n)  # the calls' order
@@ -315,10 +352,12 @@ def test_results_in_any_order_cost_work_linear_in_them(monkeypatch, how):
         assert [s.entry.ref for s in ledger.entries()] == list(nodes)
         assert ledger.unknown_order() is None
         work.append((counted.folded, counted.orders))
+        inside.append(lines.run)
         monkeypatch.undo()
     (items, orders), (twice_the_items, twice_the_orders) = work
     assert twice_the_items <= 2.5 * items
     assert orders == twice_the_orders == 1  # the order is never made anew
+    assert inside[1] <= 2.5 * inside[0]
 
 
 @settings(max_examples=300, deadline=None)
@@ -350,9 +389,10 @@ class Read:
 
 @pytest.mark.parametrize("why", ["not known", "a result not announced"])
 def test_results_of_an_unknown_order_are_not_read_again_at_each_answer(monkeypatch, why):
-    work = []
+    work, kept = [], []
     for n in (200, 400):
         read, ledger = Read(monkeypatch), Ledger()
+        lines = Lines(monkeypatch, (TurnUnsure, "add"))  # what keeping the turn's costs
         ledger.add_earlier([(POOL[0], None), (POOL[1], None)], 1, CallOrder())
         if why == "not known":
             ledger.order_not_known("the emitter's own order")
@@ -364,5 +404,23 @@ def test_results_of_an_unknown_order_are_not_read_again_at_each_answer(monkeypat
             answer(ledger)
         assert ledger.unsure() == {Entry(f"pkg@1#n{i}.md", None) for i in range(n)}
         work.append(read.entries)
+        kept.append(lines.run)
         monkeypatch.undo()
     assert work[1] <= 2.5 * work[0]
+    assert kept[1] <= 2.5 * kept[0]
+
+
+def test_the_unsure_entries_of_an_unknown_order_copy_no_calls(monkeypatch):
+    """`unsure()`, worked out anew at each state of the ledger, reads whether the run's
+    order is known as it stands: freezing the order copies every call announced so far."""
+    frozen: list[TurnOrder] = []
+    freeze = TurnOrder.frozen
+    monkeypatch.setattr(TurnOrder, "frozen", lambda order: frozen.append(order) or freeze(order))
+    ledger = Ledger()
+    ledger.order_not_known("the emitter's own order")
+    for i in range(20):
+        ledger.call_made(f"c{i}")
+        ledger.add(f"c{i}", "moca_search", [(Entry(f"pkg@1#n{i}.md"), None, True)], NOW)
+        answer(ledger)
+    assert len(ledger.unsure()) == 20
+    assert frozen == []

@@ -8,8 +8,9 @@ import asyncio
 import json
 from typing import Any
 
+from langchain_core.callbacks import AsyncCallbackHandler
 from langchain_core.messages import BaseMessage, ToolMessage
-from langchain_core.tools import tool
+from langchain_core.tools import BaseTool, tool
 from lg_chat import Call, Say, StreamingChatModel, Turn
 from lg_reader import mcp_shaped
 from lg_service import agent, app_for, post
@@ -40,27 +41,38 @@ class CopyingModel(StreamingChatModel):
         return [Say(copied_answer(shown))]
 
 
-def reader() -> list[Any]:
-    got_node = asyncio.Event()
+class Ended(AsyncCallbackHandler):
+    """Set once the tool it is given to ended: its result returned (numbered) and its end
+    handed to LangGraph's event stream (the TOOL_CALL_RESULT's source)."""
+
+    def __init__(self) -> None:
+        self.ended = asyncio.Event()
+
+    async def on_tool_end(self, output: Any, **kwargs: Any) -> None:
+        self.ended.set()
+
+
+def numbered_reader() -> list[BaseTool]:
+    """The Reader's tools, numbered; the first search returns once the (sync, threaded)
+    `moca_get_node` call issued beside it ended, so that call is numbered first."""
+    got_node = Ended()
 
     @tool
     async def moca_search(query: str) -> dict[str, Any]:
         """Search the knowledge base."""
         if query == "bees":
-            await got_node.wait()
-            # moca_get_node runs in a worker thread, which needs the GIL to return and be
-            # numbered: a few steps of the loop are not enough on a loaded machine
-            await asyncio.sleep(0.2)
+            await got_node.ended.wait()
             return {"query": query, "results": [A, B]}
         return {"query": query, "results": [D, A]}
 
     @tool
     def moca_get_node(node_id: str) -> dict[str, Any]:
         """Read one node."""
-        got_node.set()
         return C
 
-    return [moca_search, moca_get_node]
+    tools = moca_agui.numbered([moca_search, moca_get_node])  # the one line
+    tools[1].callbacks = [got_node]  # the numbered tool's own end, as LangGraph runs it
+    return tools
 
 
 async def test_the_model_cites_the_numbers_it_was_shown() -> None:
@@ -72,7 +84,7 @@ async def test_the_model_cites_the_numbers_it_was_shown() -> None:
         [Call("moca_search", {"query": "mites"}, "call-search-2")],
         COPY,
     ]
-    tools = moca_agui.numbered(reader())  # the one line
+    tools = numbered_reader()
     stream = await post(app_for(agent(CopyingModel(script=script), tools)), run_input())
     assert_valid_stream(stream)
 

@@ -185,6 +185,8 @@ def test_the_checks_see_what_they_forbid(tmp_path: Path) -> None:
 #: The engine's modules: `CitationRun.current()` is defined in one, the kit's
 #: `request_run()` (which hands an adapter the run as a `RunFeed`) in the other.
 ENGINE = ("core/run/citation_run.py", "core/run/feed.py")
+#: The adapter kit's surface, which imports `request_run` to hand it on.
+KIT = "core/adapter.py"
 #: The adapters that find their run with `request_run()`, and why: a hook finds its run
 #: in a `RunRegistry` by the framework's own run id, or in a `RunObjectRegistry` by its
 #: per-run object, where its framework hands it one (as OpenInference keys its spans by a
@@ -201,39 +203,40 @@ READS_THE_REQUEST_RUN = {
 
 
 def reads_of_the_run_context(root: Path) -> dict[str, list[int]]:
-    """Where a module other than the engine reads the run context, by line: any `.current()`
-    call (the staticmethod any `CitationRun` subclass inherits, however it is reached), and
-    in an adapter any use of the context variable `ACTIVE_RUN` itself."""
+    """Where a module other than the engine reads the run context, by line: any `.current`
+    (the staticmethod any `CitationRun` subclass inherits, however it is reached, called
+    or not), and in an adapter any use of the context variable `ACTIVE_RUN` itself
+    (imported under any name)."""
     found: defaultdict[str, list[int]] = defaultdict(list)
     for name, tree in modules(root):
         if name in ENGINE:
             continue
         for node in ast.walk(tree):
-            if _calls_current(node) or (name.startswith("adapters/") and _names_active_run(node)):
+            if _names_current(node) or (name.startswith("adapters/") and _names_active_run(node)):
                 found[name].append(node.lineno)
     return {name: sorted(set(lines)) for name, lines in found.items()}
 
 
 def request_run_callers(root: Path) -> set[str]:
-    """The modules that call `request_run()`, however it is reached."""
+    """The modules that call `request_run()`, however it is reached: any `.request_run`,
+    called or not, any call of a `request_run`, and any import of it under any name (but
+    the kit's, which hands it on)."""
     return {
         name
         for name, tree in modules(root)
+        if name not in (*ENGINE, KIT)
         for node in ast.walk(tree)
-        if isinstance(node, ast.Call)
-        and (
-            (isinstance(node.func, ast.Name) and node.func.id == "request_run")
-            or (isinstance(node.func, ast.Attribute) and node.func.attr == "request_run")
+        if (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "request_run")
+        or (isinstance(node, ast.Attribute) and node.attr == "request_run")
+        or (
+            isinstance(node, ast.ImportFrom)
+            and any(alias.name == "request_run" for alias in node.names)
         )
     }
 
 
-def _calls_current(node: ast.AST) -> bool:
-    return (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr == "current"
-    )
+def _names_current(node: ast.AST) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == "current"
 
 
 def _names_active_run(node: ast.AST) -> bool:
@@ -264,6 +267,11 @@ def test_the_run_context_check_sees_what_it_forbids(tmp_path: Path) -> None:
         "adapters/_kit.py": "import moca_agui.adapter as kit\nrun = kit.request_run()\n",
         "adapters/_fn.py": "from moca_agui.adapter import request_run\nrun = request_run()\n",
         "core/stream/cite.py": "from ..context import ACTIVE_RUN\nrun = ACTIVE_RUN.get()\n",
+        # bypasses: the function imported under another name, the method read, then called
+        "adapters/_as.py": "from moca_agui.adapter import request_run as here\nrun = here()\n",
+        "adapters/_ref.py": "import moca_agui.adapter as kit\nfind = kit.request_run\nfind()\n",
+        "adapters/_cur.py": "cur = CitationRun.current\nrun = cur()\n",
+        KIT: "from .run.feed import RunFeed, request_run\n",
     }
     planted(tmp_path, files)
     assert reads_of_the_run_context(tmp_path) == {
@@ -271,9 +279,15 @@ def test_the_run_context_check_sees_what_it_forbids(tmp_path: Path) -> None:
         "adapters/_sub.py": [2],
         "adapters/_var.py": [1, 2],
         "adapters/_mod.py": [2],
+        "adapters/_cur.py": [1],
         "core/asgi.py": [2],
     }
-    assert request_run_callers(tmp_path) == {"adapters/_kit.py", "adapters/_fn.py"}
+    assert request_run_callers(tmp_path) == {
+        "adapters/_kit.py",
+        "adapters/_fn.py",
+        "adapters/_as.py",
+        "adapters/_ref.py",
+    }
 
 
 # -- adapters hold a run as a `RunFeed`: they make a `CitationRun`, never extend or type it --

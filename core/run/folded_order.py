@@ -23,7 +23,7 @@ from typing import Any, Generic, TypeVar
 from ..records.entry import Entry
 from .turn_unsure import TurnUnsure
 
-__all__ = ["UNANNOUNCED", "Item", "ModelOrder", "Result", "Seen"]
+__all__ = ["UNANNOUNCED", "FoldedOrder", "Item", "Result", "Seen"]
 
 #: The place of a result whose call was not announced: after every announced call's.
 UNANNOUNCED = sys.maxsize
@@ -69,7 +69,7 @@ class Result:
 _T = TypeVar("_T")
 
 
-class ModelOrder:
+class FoldedOrder:
     """The thread's entries, then the `folded` results', in the model's order: by entry
     (`seen`), as a list (`order`) and by node ref (`by_ref`)."""
 
