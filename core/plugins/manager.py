@@ -7,6 +7,7 @@ import importlib.metadata
 import logging
 import os
 import re
+from typing import Any
 
 import pluggy
 
@@ -14,7 +15,7 @@ from ..markers import MarkerStyle
 from . import builtin, hookspecs
 from .hookspecs import hookimpl
 
-__all__ = ["AUTOLOAD_ENV", "get_plugin_manager", "hookimpl", "marker_styles"]
+__all__ = ["AUTOLOAD_ENV", "builtin_only", "get_plugin_manager", "hookimpl", "marker_styles"]
 
 logger = logging.getLogger("moca_agui")
 
@@ -54,20 +55,31 @@ def get_plugin_manager() -> pluggy.PluginManager:
     return manager
 
 
+def builtin_only(caller: Any) -> bool:
+    """Whether the built-in plugin is the only one implementing the hook `caller`."""
+    return all(impl.plugin is builtin for impl in caller.get_hookimpls())
+
+
 def marker_styles() -> tuple[MarkerStyle, ...]:
     """Every plugin's marker styles (`moca_marker_styles`), each once; the built-in ones
     alone if a plugin fails (logged)."""
+    hook = get_plugin_manager().hook.moca_marker_styles
+    if builtin_only(hook):  # styles of its own, each once: none to check (asked once a run)
+        return tuple(builtin.moca_marker_styles())
     try:
-        answers = get_plugin_manager().hook.moca_marker_styles()
+        answers = hook()
     except Exception:
         logger.exception("moca_agui: a plugin failed in moca_marker_styles")
         return tuple(builtin.moca_marker_styles())
     styles: list[MarkerStyle] = []
+    kept: set[int] = set()  # the ids of `styles` (each style once, by identity)
     for answer in answers:
         for style in answer or ():
+            if id(style) in kept:
+                continue
             if _is_style(style):
-                if not any(style is known for known in styles):
-                    styles.append(style)
+                styles.append(style)
+                kept.add(id(style))
             else:
                 logger.warning("moca_agui: skipped a marker style that is none: %.80r", style)
     return tuple(styles)
@@ -76,9 +88,11 @@ def marker_styles() -> tuple[MarkerStyle, ...]:
 def _is_style(style: object) -> bool:
     """Whether `style` has what a `MarkerStyle` has: one-character opener and closer, a
     compiled pattern and `items`."""
-    ends = (getattr(style, "opener", None), getattr(style, "closer", None))
+    opener, closer = getattr(style, "opener", None), getattr(style, "closer", None)
     return (
-        all(isinstance(end, str) and len(end) == 1 for end in ends)
+        isinstance(opener, str)
+        and isinstance(closer, str)
+        and len(opener) == len(closer) == 1
         and isinstance(getattr(style, "pattern", None), re.Pattern)
         and callable(getattr(style, "items", None))
     )

@@ -3,10 +3,13 @@
 The thread's entries come first, then the results folded so far, each entry once with
 the records of all its copies. Each result is folded once, in the order results arrived,
 at its place in the model's order (its call's place, then its arrival; a result of no
-announced call after the announced ones), at the cost of its items: each copy of an
-entry is put in place by bisection, so a result whose call the model issued before those
-of the results folded (one arriving in the reverse of their calls' order) renumbers no
-other. A call announced after its results were folded moves them, at the same cost.
+announced call after the announced ones), at the cost of its items. A result that falls
+after every result folded (the common case: results arrive in their calls' order) is
+appended. Once one falls before them (one arriving in the reverse of their calls'
+order) or a call is announced after its results were folded, the places of every copy
+are worked out, once, and kept from then on: each copy of an entry is put in place by
+bisection, so such a result renumbers no other, and a call announced late moves its
+results at the same cost.
 What an answer's cut of the arrivals holds (`reach`) and which entries no one knows the
 place of, were the order of calls not known (`unsure`), are kept as results fold too.
 """
@@ -18,7 +21,7 @@ from bisect import bisect, bisect_left
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 from ..records.entry import Entry
 from .turn_unsure import TurnUnsure
@@ -80,6 +83,7 @@ class FoldedOrder:
         "_folded",
         "_held",
         "_order",
+        "_places_kept",
         "_records",
         "_spoiled",
         "_thread",
@@ -98,11 +102,16 @@ class FoldedOrder:
         self.by_ref: dict[str, list[Seen]] = {}
         self.longest = 0  # the length of the longest ref in `by_ref`
         self.folded: list[Result] = []  # the results folded, in the model's order
+        #: whether the places below are kept (until a result falls out of place, every
+        #: list is in the order its items were appended, and none is needed)
+        self._places_kept = False
         self._first: dict[Entry, Place] = {}  # where each entry's first copy falls
-        #: the same lists, each beside the places its items fall at (`Seen.records` too)
-        self._order, self._folded = _Placed(self.order), _Placed(self.folded)
-        self._by_ref: dict[str, _Placed[Seen]] = {}
-        self._records: dict[Entry, _Placed[tuple[dict[str, Any], datetime, str]]] = {}
+        #: the places the items of `order` and `folded` fall at, beside them (`_insert`)
+        self._order: list[Place] = []
+        self._folded: list[tuple[int, int]] = []
+        #: the same for each list of `by_ref` and for each entry's `Seen.records`
+        self._by_ref: dict[str, list[Place]] = {}
+        self._records: dict[Entry, list[Place]] = {}
         #: call id -> its folded results (in arrival order) folded before it was announced
         self._held: dict[str, list[Result]] = {}
         #: the cuts k where a result that arrived later than the first k comes among them
@@ -119,15 +128,19 @@ class FoldedOrder:
         """Entries the thread's earlier turns named, in the order the model read them
         (before any result is folded)."""
         now = datetime.now(UTC)
+        new: list[Seen] = []
         for entry in entries:
             if entry not in self.seen:
-                self._put(Seen(entry, [], now, False, earlier=True), (-1, -1, len(self.order)))
+                self.seen[entry] = seen = Seen(entry, [], now, False, earlier=True)
+                new.append(seen)
                 self._thread.add(entry)
+        self._extend(new)
         self._thread_reach = len(self.order)
 
     def fold(self, fresh: list[Result], places: dict[str, int]) -> None:
         """Fold `fresh`, the results that arrived after the `folded` ones, in the order
         they arrived; `places`: the announced calls."""
+        folded = self.folded
         for result in fresh:
             call_id = result.call_id
             if call_id is None:
@@ -136,24 +149,32 @@ class FoldedOrder:
                 result.place = places.get(call_id, UNANNOUNCED)
                 if call_id not in places:
                     self._held.setdefault(call_id, []).append(result)
-            self._place(result)
-            for index, (entry, record, compact) in enumerate(result.items):
-                self._copy(result, index, entry, record, compact)
+            if not self._places_kept and (not folded or folded[-1].place <= result.place):
+                folded.append(result)  # after every result folded: the common case
+                self._append(result)
+            else:
+                self._keep_places()
+                self._place(result)
+                for index, (entry, record, compact) in enumerate(result.items):
+                    self._copy(result, index, entry, record, compact)
             self._counts.append(len(self.seen))
-            self.unsure.add(entry for entry, _, _ in result.items)
+            self.unsure.add(map(_entry_of, result.items))
 
     def announced(self, call_id: str, place: int) -> None:
         """`call_id` was announced, at `place` (after every call announced before it): its
         results folded before move after the announced calls' results, before the others."""
-        for result in self._held.pop(call_id, ()):
-            self._folded.take((result.place, result.arrival))
+        held = self._held.pop(call_id, ())
+        if held:
+            self._keep_places()
+        for result in held:
+            _remove(self.folded, self._folded, (result.place, result.arrival))
             was, result.place = result.place, place
             self._place(result)
             for index, (entry, record, _) in enumerate(result.items):
                 seen, copy = self.seen[entry], (place, result.arrival, index)
                 if record is not None:
-                    records = self._records[entry]
-                    records.put(records.take((was, result.arrival, index)), copy)
+                    records, at = seen.records, self._records[entry]
+                    _insert(records, at, _remove(records, at, (was, result.arrival, index)), copy)
                 if not seen.earlier and copy < self._first[entry]:
                     self._move(seen, copy, result.captured_at)
 
@@ -175,9 +196,61 @@ class FoldedOrder:
         after it spoils the cuts between their arrivals (the one right after it spoils
         every cut another would: any later one that arrived earlier still did already)."""
         folded = self.folded
-        at = self._folded.put(result, (result.place, result.arrival))
+        at = _insert(folded, self._folded, result, (result.place, result.arrival))
         if at + 1 < len(folded) and folded[at + 1].arrival < result.arrival:
             self._spoiled.spoil(folded[at + 1].arrival, result.arrival)
+
+    def _append(self, result: Result) -> None:
+        """Take in `result`, which falls after every result folded, while no place is
+        kept: its new entries and its records are appended, and no entry moves (it
+        arrived last: no entry was first shown in a result that falls after it)."""
+        captured_at, source, arrival = result.captured_at, result.source, result.arrival
+        seen_of = self.seen
+        new: list[Seen] = []
+        for entry, record, compact in result.items:
+            seen = seen_of.get(entry)
+            if seen is None:
+                seen_of[entry] = seen = Seen(entry, [], captured_at, compact, arrival=arrival)
+                new.append(seen)
+            elif compact:
+                seen.compact = True
+            if record is not None:
+                seen.records.append((record, captured_at, source))
+        self._extend(new)
+
+    def _extend(self, new: list[Seen]) -> None:
+        """Append `new`, entries first shown after every other, to `order` and `by_ref`
+        (while no place is kept)."""
+        self.order.extend(new)
+        by_ref = self.by_ref
+        for seen in new:
+            ref = seen.entry.ref
+            of_ref = by_ref.get(ref)
+            if of_ref is None:
+                by_ref[ref] = [seen]
+                self.longest = max(self.longest, len(ref))
+            else:
+                of_ref.append(seen)
+
+    def _keep_places(self) -> None:
+        """Work out where each item of every list falls and keep it from now on (once:
+        until now each list was appended to in the model's order)."""
+        if self._places_kept:
+            return
+        self._places_kept = True
+        first = self._first
+        for index, seen in enumerate(self.order[: self._thread_reach]):
+            first[seen.entry] = (-1, -1, index)  # the thread's, in the order it was read
+        for result in self.folded:
+            for index, (entry, record, _) in enumerate(result.items):
+                copy = (result.place, result.arrival, index)
+                first.setdefault(entry, copy)
+                if record is not None:
+                    self._records.setdefault(entry, []).append(copy)
+        self._order = [first[seen.entry] for seen in self.order]
+        self._folded = [(result.place, result.arrival) for result in self.folded]
+        for ref, seens in self.by_ref.items():
+            self._by_ref[ref] = [first[seen.entry] for seen in seens]
 
     def _copy(
         self, result: Result, index: int, entry: Entry, record: dict[str, Any] | None, compact: bool
@@ -195,56 +268,51 @@ class FoldedOrder:
                 if copy < self._first[entry]:
                     self._move(seen, copy, result.captured_at)
         if record is not None:
-            records = self._records.get(entry)
-            if records is None:
-                records = self._records[entry] = _Placed(seen.records)
-            records.put((record, result.captured_at, result.source), copy)
+            at = self._records.setdefault(entry, [])
+            _insert(seen.records, at, (record, result.captured_at, result.source), copy)
 
     def _put(self, seen: Seen, first: Place) -> None:
         """Put `seen`, its first copy at `first`, in `order` and `by_ref`."""
         entry = seen.entry
         self.seen[entry] = seen
         self._first[entry] = first
-        self._order.put(seen, first)
-        by_ref = self._by_ref.get(entry.ref)
-        if by_ref is None:
-            by_ref = self._by_ref[entry.ref] = _Placed(self.by_ref.setdefault(entry.ref, []))
+        _insert(self.order, self._order, seen, first)
+        places = self._by_ref.get(entry.ref)
+        if places is None:
+            places = self._by_ref[entry.ref] = []
             self.longest = max(self.longest, len(entry.ref))
-        by_ref.put(seen, first)
+        _insert(self.by_ref.setdefault(entry.ref, []), places, seen, first)
 
     def _move(self, seen: Seen, first: Place, captured_at: datetime) -> None:
         """`seen`'s first copy is now the one at `first`, shown to the model at `captured_at`."""
         was = self._first[seen.entry]
-        self._order.take(was)
-        self._by_ref[seen.entry.ref].take(was)
+        _remove(self.order, self._order, was)
+        _remove(self.by_ref[seen.entry.ref], self._by_ref[seen.entry.ref], was)
         seen.captured_at = captured_at
         self._put(seen, first)
 
 
-class _Placed(Generic[_T]):
-    """A list kept in the order of its items' places, kept beside it."""
+def _entry_of(item: Item) -> Entry:
+    return item[0]
 
-    __slots__ = ("items", "places")
 
-    def __init__(self, items: list[_T]) -> None:
-        self.items = items
-        self.places: list[Any] = []
+def _insert(items: list[_T], places: list[Any], item: _T, place: Any) -> int:
+    """Put `item` in `items`, kept in the order of their `places` (a list beside it),
+    after those of a lower place; where it went (at the end, the common case, at no
+    search)."""
+    at = len(places)
+    if at and places[-1] > place:
+        at = bisect(places, place)
+    places.insert(at, place)
+    items.insert(at, item)
+    return at
 
-    def put(self, item: _T, place: Any) -> int:
-        """Put `item` after those of a lower place; where it went (at the end, the common
-        case, at no search)."""
-        at = len(self.places)
-        if at and self.places[-1] > place:
-            at = bisect(self.places, place)
-        self.places.insert(at, place)
-        self.items.insert(at, item)
-        return at
 
-    def take(self, place: Any) -> _T:
-        """Take out the item at `place`."""
-        at = bisect_left(self.places, place)
-        del self.places[at]
-        return self.items.pop(at)
+def _remove(items: list[_T], places: list[Any], place: Any) -> _T:
+    """Take the item at `place` out of `items`, kept beside their `places`."""
+    at = bisect_left(places, place)
+    del places[at]
+    return items.pop(at)
 
 
 class _Cuts:

@@ -5,12 +5,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
+from operator import attrgetter
 from typing import Any
 
 from ..markers import MarkerStyle
 from ..options import CitationOptions
 from ..plugins import builtin, get_plugin_manager
-from ..plugins.manager import marker_styles
+from ..plugins.manager import builtin_only, marker_styles
 from ..records.entry import Entry
 from ..records.extract import ReaderItem
 from ..records.references import Mention
@@ -18,6 +19,8 @@ from ..records.references import Mention
 __all__ = ["Hooks", "as_marker", "calls_in_model_order"]
 
 logger = logging.getLogger("moca_agui")
+
+_START = attrgetter("start")  # a mention's start, read in C (an answer has one per marker)
 
 
 def as_marker(marker: object) -> str | None:
@@ -58,10 +61,10 @@ class Hooks:
         self._reader_tools: dict[str, bool] = {}
         #: Whether only the built-in plugin answers `moca_marker_table` (the run may then
         #: read its table marker by marker instead of asking for the whole of it).
-        self.builtin_marker_table = _builtin_only(self._hook.moca_marker_table)
+        self.builtin_marker_table = builtin_only(self._hook.moca_marker_table)
         #: Whether only the built-in plugin finds references: it is then called directly
         #: (the look-ahead asks once for each stretch of an answer naming a source).
-        self._builtin_references = _builtin_only(self._hook.moca_find_references)
+        self._builtin_references = builtin_only(self._hook.moca_find_references)
         #: Every style of marker the answers are read in (`moca_marker_styles`).
         self.marker_styles: tuple[MarkerStyle, ...] = marker_styles()
 
@@ -125,14 +128,5 @@ class Hooks:
                 if mentions
                 for mention in mentions
             ]
-        found.sort(key=_mention_start)
+        found.sort(key=_START)
         return found
-
-
-def _builtin_only(caller: Any) -> bool:
-    """Whether the built-in plugin is the only one implementing the hook `caller`."""
-    return all(impl.plugin is builtin for impl in caller.get_hookimpls())
-
-
-def _mention_start(mention: Mention) -> int:
-    return mention.start

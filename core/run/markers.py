@@ -43,6 +43,7 @@ class MarkerTable:
         "_ledger",
         "_plugin",
         "_reach",
+        "_shows_markers",
         "_unsettled",
         "known",
         "order_unknown",
@@ -59,7 +60,7 @@ class MarkerTable:
         #: No number the model counted is known (a thread or a result not read). Shown
         #: markers stand for a result not read only in the built-in table, which they
         #: are; a plugin's table may number by order, which that result leaves unknown.
-        shown = builtin and ledger.shows_markers
+        self._shows_markers = shown = builtin and ledger.shows_markers
         self._blind = not ledger.thread_read or not (shown or ledger.counted)
         #: Whether the numbers the model counted are unknown only because of when results
         #: arrived (`Ledger.reach`): markers that are no shown ones are left out.
@@ -91,11 +92,11 @@ class MarkerTable:
 
     def _held(self, marker: str) -> Entry | None:
         """The entry the table gives `marker`, if the run holds it (worked out once)."""
-        try:
-            return self._held_by[marker]
-        except KeyError:
-            entry = self._held_by[marker] = self._worked_out(marker)
-            return entry
+        held_by = self._held_by
+        if marker in held_by:  # asked before (no KeyError raised and caught: most are new)
+            return held_by[marker]
+        entry = held_by[marker] = self._worked_out(marker)
+        return entry
 
     def _worked_out(self, marker: str) -> Entry | None:
         ledger = self._ledger
@@ -103,14 +104,16 @@ class MarkerTable:
             return None
         if self._plugin is not None:
             entry = self._plugin.get(marker)
-        elif ledger.shows_markers:  # the numbers the model read beside each result
+        elif self._shows_markers:  # the numbers the model read beside each result
             entry = ledger.shown_as(marker)
-        else:
-            order, reach = ledger.entries(), self._reach or 0
+        else:  # the n-th entry in the model's order, if the model had counted it
             number = marker_number(marker)
-            entry = order[number - 1].entry if number is not None and number <= reach else None
-        seen = ledger.seen(entry) if entry is not None else None
-        return entry if seen is not None and ledger.shown_before(seen, self._cut) else None
+            if number is None or number > (self._reach or 0):
+                return None
+            seen = ledger.entries()[number - 1]
+            return seen.entry if ledger.shown_before(seen, self._cut) else None
+        held = ledger.seen(entry) if entry is not None else None
+        return entry if held is not None and ledger.shown_before(held, self._cut) else None
 
     def _sure(self, marker: str, entry: Entry) -> bool:
         return entry not in self._unsettled or self._ledger.marker_of(entry) == marker
@@ -121,7 +124,7 @@ class MarkerTable:
             return
         if self._plugin is not None:
             yield from self._plugin
-        elif self._ledger.shows_markers:  # each once, read as far as the reader goes
+        elif self._shows_markers:  # each once, read as far as the reader goes
             once: set[str] = set()
             for marker in self._ledger.shown().values():
                 if marker not in once:
@@ -148,27 +151,22 @@ class _Refs(Mapping[str, str]):
         return self._any
 
     def __getitem__(self, marker: str) -> str:
-        ref = self._ref(marker)
+        ref: str | None = self.get(marker)
         if ref is None:
             raise KeyError(marker)
         return ref
 
-    def get(self, marker: str, default: Any = None) -> Any:  # no KeyError raised and caught
-        ref = self._ref(marker)
-        return default if ref is None else ref
+    def get(self, marker: object, default: Any = None) -> Any:  # no KeyError raised and caught
+        """The ref of `marker`'s entry, if the table holds it among its `sure` markers."""
+        if isinstance(marker, str):
+            table = self._table
+            entry = table._held(marker)
+            if entry is not None and table._sure(marker, entry) is self._sure:
+                return entry.ref
+        return default
 
     def __contains__(self, marker: object) -> bool:
-        return self._ref(marker) is not None
-
-    def _ref(self, marker: object) -> str | None:
-        """The ref of `marker`'s entry, if the table holds it among its `sure` markers."""
-        if not isinstance(marker, str):
-            return None
-        table = self._table
-        entry = table._held(marker)
-        if entry is None or table._sure(marker, entry) is not self._sure:
-            return None
-        return entry.ref
+        return self.get(marker) is not None
 
     def __iter__(self) -> Iterator[str]:
         return filter(self._has, self._table._markers())

@@ -192,7 +192,7 @@ def _marked(mention: Mention, table: MarkerTable) -> tuple[str | None, str | Non
     """A mention's marker as written (None: named by ref), the marker of the table it
     names (`[1]` for `[1, 2]`) and that marker's entry in `table`."""
     marker = as_marker(mention.marker)
-    key = as_marker(mention.key) or marker
+    key = marker if mention.key is None else as_marker(mention.key) or marker
     return marker, key, table.entry(key) if key is not None else None
 
 
