@@ -109,3 +109,14 @@ async def test_a_ref_in_code_is_still_looked_up_as_the_answer_streams():
 
 def _deltas(text: str, size: int) -> list[str]:
     return [text[at : at + size] for at in range(0, len(text), size)]
+
+
+@pytest.mark.parametrize(("stretch", "cited"), [(" ", []), ("\n", [{"marker": "[1]", "record": A}])])
+async def test_indentation_piles_up_over_the_stretches_of_a_reopened_answer(stretch, cited):
+    """Four reopened stretches of one space each put the marker four columns in: an indented
+    code block, as the whole text reads; on lines of their own it is a marker."""
+    search = tool_call("c1", "moca_search", {"query": "q", "results": [A]})
+    stretches = [message("m1", stretch) for _ in range(3)]
+    events = run(search, *stretches, message("m1", stretch, "[1]"))
+    [value] = citation_events(await collect(moca_agui.cite(source(events))))
+    assert value["citations"] == cited

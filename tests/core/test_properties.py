@@ -7,7 +7,7 @@ import asyncio
 from typing import Any
 
 from ag_ui.core import TextMessageChunkEvent
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from pydantic_core import to_json
 
@@ -57,12 +57,13 @@ def build(steps: list[Any]) -> tuple[list[Any], dict[str, list[Any]]]:
         texts.setdefault(message_id, []).extend(fragments)
         size = max(1, len(text) // deltas + 1)
         pieces = [text[i : i + size] for i in range(0, len(text), size)]
+        # A reopened id continues its text on a new line. A space would pile up: four
+        # stretches of no words would indent the fifth's markers into a code block.
         if style == "pairs":
-            # a reopened id continues its text: keep a space between the two pieces
-            parts.append(message(message_id, " ", *pieces))
+            parts.append(message(message_id, "\n", *pieces))
         else:
             parts.append([TextMessageChunkEvent(message_id=message_id, role="assistant",
-                                                delta=p) for p in [" ", *pieces]])  # fmt: skip
+                                                delta=p) for p in ["\n", *pieces]])  # fmt: skip
     return run(*parts), texts
 
 
@@ -101,6 +102,11 @@ def expected(steps: list[Any], texts: dict[str, list[Any]]) -> dict[str, list[An
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(step, max_size=8), st.booleans())
+@example(  # once four stretches of spaces, which indented the marker into code
+    steps=[("tool", ("moca_search", POOL[:1])), *[("answer", ("m2", [], "pairs", 1))] * 3,
+     ("answer", ("m2", [("marker", "[1]")], "pairs", 1))],  # fmt: skip
+    include_text=False,
+)
 def test_generated_runs(steps: list[Any], include_text: bool) -> None:
     events, texts = build(steps)
     stream = asyncio.run(collect(moca_agui.cite(source(events), include_text=include_text)))
