@@ -111,7 +111,9 @@ def _deltas(text: str, size: int) -> list[str]:
     return [text[at : at + size] for at in range(0, len(text), size)]
 
 
-@pytest.mark.parametrize(("stretch", "cited"), [(" ", []), ("\n", [{"marker": "[1]", "record": A}])])
+@pytest.mark.parametrize(
+    ("stretch", "cited"), [(" ", []), ("\n", [{"marker": "[1]", "record": A}])]
+)
 async def test_indentation_piles_up_over_the_stretches_of_a_reopened_answer(stretch, cited):
     """Four reopened stretches of one space each put the marker four columns in: an indented
     code block, as the whole text reads; on lines of their own it is a marker."""

@@ -103,8 +103,11 @@ def expected(steps: list[Any], texts: dict[str, list[Any]]) -> dict[str, list[An
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(step, max_size=8), st.booleans())
 @example(  # once four stretches of spaces, which indented the marker into code
-    steps=[("tool", ("moca_search", POOL[:1])), *[("answer", ("m2", [], "pairs", 1))] * 3,
-     ("answer", ("m2", [("marker", "[1]")], "pairs", 1))],  # fmt: skip
+    steps=[
+        ("tool", ("moca_search", POOL[:1])),
+        *[("answer", ("m2", [], "pairs", 1))] * 3,
+        ("answer", ("m2", [("marker", "[1]")], "pairs", 1)),
+    ],
     include_text=False,
 )
 def test_generated_runs(steps: list[Any], include_text: bool) -> None:
