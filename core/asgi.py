@@ -10,6 +10,7 @@ CrewAI, ...): one line around the app, pure ASGI, no web framework needed.
 from __future__ import annotations
 
 import logging
+import weakref
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping
 from functools import partial
 from typing import Any, NamedTuple, Unpack
@@ -102,6 +103,7 @@ class _Exchange:
     """
 
     __slots__ = (
+        "__weakref__",
         "_body",
         "_middleware",
         "_parsed",
@@ -126,7 +128,10 @@ class _Exchange:
         self._send = send
         self.where = f"POST {scope.get('path')}"
         self.run = CitationRun(middleware.options)
-        self.stream = CitationStream(self.run, question_id=self.question_id, where=self.where)
+        # Its stream asks for the question through a weak proxy: the bound method would
+        # make the exchange, its stream and run a cycle, left for the garbage collector.
+        question_id = partial(_Exchange.question_id, weakref.proxy(self))
+        self.stream = CitationStream(self.run, question_id=question_id, where=self.where)
         self._body: list[bytes] | None = []  # None: too long to keep
         self._size = 0
         self._parsed: tuple[dict[str, Any] | None] | None = None  # (the body read), once read

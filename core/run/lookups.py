@@ -126,7 +126,9 @@ class Lookups:
         self._max = options.max_lookups
         self._checks = checks
         self._found: dict[str, Found | None] = {}  # ref -> answer
-        self._tasks: dict[str, asyncio.Task[None]] = {}  # ref -> its lookup, once started
+        #: ref -> its lookup, once started; None once it ended (a task keeps the context it
+        #: ran in, which holds the run: kept here, it would tie the run to itself in a cycle)
+        self._tasks: dict[str, asyncio.Task[None] | None] = {}
         self._warned: set[str] = set()  # refs left out for want of a lookup, said once
         self._told: set[str] = set()  # the bounds whose excess was logged (once a run)
         #: Made with the first lookup (in the event loop): the free places, and the run's
@@ -171,7 +173,11 @@ class Lookups:
                 self._slots = asyncio.Semaphore(self._options.lookup_concurrency)
                 loop = asyncio.get_running_loop()
                 deadline = self._options.lookup_deadline
-                self._deadline = loop.call_later(deadline, _expire, weakref.ref(self))
+                # In a context of its own: the run's (which holds the run) would make the
+                # timer and the run a cycle. It only ends lookups and logs.
+                self._deadline = loop.call_later(
+                    deadline, _expire, weakref.ref(self), context=contextvars.Context()
+                )
             elif self._deadline is None:  # it passed: what was still running is left out
                 self._past_deadline(ref)
                 continue
@@ -182,7 +188,7 @@ class Lookups:
         dead Reader costs one timeout, not one per node."""
         wanted = list(dict.fromkeys(refs))
         self.start(wanted)
-        tasks = [self._tasks[ref] for ref in wanted if ref in self._tasks]
+        tasks = [task for ref in wanted if (task := self._tasks.get(ref)) is not None]
         if all(task.done() for task in tasks):
             return
         # A lookup answering at once (from memory) ends in its task's first step, which the
@@ -196,13 +202,16 @@ class Lookups:
         if self._deadline is not None:
             self._deadline.cancel()
         for task in self._tasks.values():
-            task.cancel()
+            if task is not None:
+                task.cancel()
 
     def _expired(self) -> None:
         """The run's `lookup_deadline` passed: every lookup still running or waiting for a
         place ends, its source left out, and none starts any more."""
         self._deadline = None
-        running = [(ref, task) for ref, task in self._tasks.items() if not task.done()]
+        running = [
+            (ref, task) for ref, task in self._tasks.items() if task is not None and not task.done()
+        ]
         if running:
             self._past_deadline(running[0][0])
         for _, task in running:
@@ -249,6 +258,14 @@ class Lookups:
             logger.warning(message, *args)
 
     async def _look_up(self, lookup: Lookup, ref: str, slots: asyncio.Semaphore) -> None:
+        try:
+            await self._record(lookup, ref, slots)
+        finally:
+            self._tasks[ref] = None  # it ended: the run lets go of its task
+
+    async def _record(self, lookup: Lookup, ref: str, slots: asyncio.Semaphore) -> None:
+        """Ask `lookup` for `ref` when a place is free, and keep the record it answers if
+        it passes the checks."""
         await slots.acquire()  # `_call` gives the place back once its call ends
         answer = await self._call(lookup, ref, slots.release)
         if answer is None:

@@ -37,6 +37,7 @@ class MarkerTable:
     an entry the run does not hold names nothing."""
 
     __slots__ = (
+        "_any",
         "_blind",
         "_cut",
         "_held_by",
@@ -45,9 +46,7 @@ class MarkerTable:
         "_reach",
         "_shows_markers",
         "_unsettled",
-        "known",
         "order_unknown",
-        "unsure",
     )
 
     def __init__(self, ledger: Ledger, hooks: Hooks, cut: int | None = None) -> None:
@@ -81,9 +80,21 @@ class MarkerTable:
                 ).items()
                 if isinstance(entry, Entry)
             }
-        #: marker -> ref, of the markers whose entry is known, and of those unsure
-        self.known: Mapping[str, str] = _Refs(self, sure=True)
-        self.unsure: Mapping[str, str] = _Refs(self, sure=False)
+        #: sure -> whether the table holds any marker known (True) or unsure, once asked
+        #: (the table lives as long as its ledger state)
+        self._any: dict[bool, bool] = {}
+
+    # `known` and `unsure` are made when read, not kept: a table holding them would be
+    # tied to itself in a cycle, and a run's objects then wait for the garbage collector.
+    @property
+    def known(self) -> Mapping[str, str]:
+        """marker -> ref, of the markers whose entry is known."""
+        return _Refs(self, sure=True)
+
+    @property
+    def unsure(self) -> Mapping[str, str]:
+        """marker -> ref, of the markers whose entry depends on an order no one knows."""
+        return _Refs(self, sure=False)
 
     def entry(self, marker: str) -> Entry | None:
         """The entry `marker` names, if the run holds it and its place is known."""
@@ -137,18 +148,18 @@ class MarkerTable:
 class _Refs(Mapping[str, str]):
     """marker -> ref of the table's known (`sure`) or unsure markers, read on demand."""
 
-    __slots__ = ("_any", "_sure", "_table")
+    __slots__ = ("_sure", "_table")
 
     def __init__(self, table: MarkerTable, *, sure: bool) -> None:
         self._table = table
         self._sure = sure
-        self._any: bool | None = None  # whether it holds any marker, once asked
 
     def __bool__(self) -> bool:
-        if self._any is None:  # the table lives as long as the ledger state: asked once
+        held = self._table._any
+        if self._sure not in held:  # the table lives as long as the ledger state: asked once
             nothing = not self._sure and not self._table._unsettled
-            self._any = not nothing and next(iter(self), None) is not None
-        return self._any
+            held[self._sure] = not nothing and next(iter(self), None) is not None
+        return held[self._sure]
 
     def __getitem__(self, marker: str) -> str:
         ref: str | None = self.get(marker)

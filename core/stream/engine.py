@@ -8,7 +8,9 @@ never after RUN_ERROR, and none for a message started and never ended.
 
 from __future__ import annotations
 
+import functools
 import logging
+import weakref
 from collections.abc import AsyncIterator, Callable
 
 from ag_ui.core import BaseEvent, RawEvent, TextMessageContentEvent
@@ -57,6 +59,7 @@ class Citing(StreamSink):
         "_parts_of",
         "_pending",
         "_pending_of",
+        "_proxy",
         "_read_ahead",
         "_reader",
         "_sent",
@@ -73,7 +76,11 @@ class Citing(StreamSink):
         snapshot_text: Callable[[str], bool] | None = None,
         question_id: str | Callable[[], str | None] | None = None,
     ) -> None:
-        self._follower = Follower(self)
+        # The follower and the look-ahead reach this engine through a weak proxy: were they
+        # to hold it, the engine and its run would be a cycle, left for the garbage
+        # collector to find (which then walks the whole run) when the stream is done.
+        self._proxy = weakref.proxy(self)
+        self._follower = Follower(self._proxy)
         #: Text deltas appended on the fast path, not yet the run's: all of one message.
         self._pending: list[str] = []
         self._pending_of = ""
@@ -88,7 +95,7 @@ class Citing(StreamSink):
         self._started = False
         self._open: set[str] = set()  # messages started and not yet ended
         self._ahead = False  # whether answers are read as they stream (`run.ahead.worth_it`)
-        self._read_ahead = ReadAhead(run, self._settle)
+        self._read_ahead = ReadAhead(run, functools.partial(Citing._settle, self._proxy))
         self._carried: list[str] = []  # the answers the snapshot just read carries sources of
         self.carries_sources = False  # whether the event just fed is such a snapshot
         self._no_delta_path()

@@ -24,7 +24,7 @@ of open chunks in `@ag-ui/client`; here all events share one lane.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pydantic import BaseModel
@@ -139,7 +139,7 @@ class Follower:
     the tool of each tool call id. O(1) per event, apart from a snapshot's messages.
     """
 
-    __slots__ = ("_handlers", "_roles", "_sink", "_tools", "chunk")
+    __slots__ = ("_roles", "_sink", "_tools", "chunk")
 
     def __init__(self, sink: StreamSink) -> None:
         self._sink = sink
@@ -148,35 +148,20 @@ class Follower:
         self.chunk: tuple[str, str] | None = None
         self._roles: dict[str, str] = {}  # message id -> role
         self._tools: dict[str, str] = {}  # tool call id -> tool name
-        self._handlers: dict[str, Callable[[Any], None]] = {
-            "RUN_STARTED": lambda event: sink.run_started(),
-            "TEXT_MESSAGE_START": self._text_start,
-            "TEXT_MESSAGE_CONTENT": self._text_content,
-            "TEXT_MESSAGE_END": self._text_end,
-            "TEXT_MESSAGE_CHUNK": self._text_chunk,
-            "TOOL_CALL_START": self._tool_start,
-            "TOOL_CALL_CHUNK": self._tool_chunk,
-            "TOOL_CALL_RESULT": self._tool_result,
-            "REASONING_MESSAGE_CHUNK": self._reasoning_chunk,
-            "MESSAGES_SNAPSHOT": self._snapshot,
-            "CUSTOM": self._custom,
-            "RUN_FINISHED": lambda event: sink.run_finished(),
-            "RUN_ERROR": lambda event: sink.run_error(),
-        }
 
     def feed(self, event: object) -> None:
         """Take in the stream's next event."""
         kind = _field(event, "type", "type")
         if self.chunk is not None and kind in _CLOSES_CHUNK:
             self.close()
-        handler = self._handlers.get(kind)
+        handler = _HANDLERS.get(kind)
         if handler is not None:
-            handler(event)
+            handler(self, event)
 
     def reads(self, kind: str) -> bool:
         """Whether an event of type `kind` tells it anything now: one it reads, or one that
         closes the open chunked message. Another may pass unfed (unparsed, even)."""
-        return kind in self._handlers or (self.chunk is not None and kind in _CLOSES_CHUNK)
+        return kind in _HANDLERS or (self.chunk is not None and kind in _CLOSES_CHUNK)
 
     def close(self) -> None:
         """End the open chunked message or tool call, as the stream's end does."""
@@ -193,6 +178,15 @@ class Follower:
         return self._tools.get(tool_call_id)
 
     # -- the events --------------------------------------------------------------------
+
+    def _run_started(self, event: Any) -> None:
+        self._sink.run_started()
+
+    def _run_finished(self, event: Any) -> None:
+        self._sink.run_finished()
+
+    def _run_error(self, event: Any) -> None:
+        self._sink.run_error()
 
     def _message_id(self, event: Any, kind: str) -> str | None:
         message_id = _field(event, "message_id", "messageId")
@@ -324,3 +318,23 @@ class Follower:
     def _custom(self, event: Any) -> None:
         if _field(event, "name", "name") == EVENT_NAME:
             self._sink.citations(_field(event, "value", "value"))
+
+
+#: event type -> what a `Follower` does with it. The class's own functions, not a table of
+#: bound methods each follower builds: that costs every stream, and ties the follower to
+#: itself in a cycle only the garbage collector frees.
+_HANDLERS: Mapping[str, Callable[[Follower, Any], None]] = {
+    "RUN_STARTED": Follower._run_started,
+    "TEXT_MESSAGE_START": Follower._text_start,
+    "TEXT_MESSAGE_CONTENT": Follower._text_content,
+    "TEXT_MESSAGE_END": Follower._text_end,
+    "TEXT_MESSAGE_CHUNK": Follower._text_chunk,
+    "TOOL_CALL_START": Follower._tool_start,
+    "TOOL_CALL_CHUNK": Follower._tool_chunk,
+    "TOOL_CALL_RESULT": Follower._tool_result,
+    "REASONING_MESSAGE_CHUNK": Follower._reasoning_chunk,
+    "MESSAGES_SNAPSHOT": Follower._snapshot,
+    "CUSTOM": Follower._custom,
+    "RUN_FINISHED": Follower._run_finished,
+    "RUN_ERROR": Follower._run_error,
+}
