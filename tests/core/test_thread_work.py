@@ -71,13 +71,15 @@ class CoreLines:
 
     def __init__(self) -> None:
         self.count = 0
+        self._outer: Any = None
 
     def __enter__(self) -> CoreLines:
+        self._outer = sys.gettrace()
         sys.settrace(self._called)
         return self
 
     def __exit__(self, *_: object) -> None:
-        sys.settrace(None)
+        sys.settrace(self._outer)
 
     def _called(self, frame: FrameType, event: str, arg: Any) -> Callable[..., Any] | None:
         return self._line if frame.f_code.co_filename.startswith(CORE) else None
