@@ -9,7 +9,9 @@ run that reads it does), the run cited with its thread (`cite(events, input=...)
 `lookup` and without, the rest (the run less the reading of its thread) and that rest
 against turn 1's; the bare stream; and the floor of reading a thread: parse each earlier
 Reader result once. A control: turn 10's rest after parsing turn 1,000's earlier results
-(untimed, unused by the run), which leaves the caches as reading that thread does.
+(untimed, unused by the run), which leaves the caches as reading that thread does; and
+turn 1,000's rest right after the same rest of another run of its thread (untimed), which
+brings back into the caches what the rest uses and the reading evicted.
 `--against REV` measures an earlier core beside this one.
 
     python tests/benchmarks/bench_thread.py [--quick] [--against REV]
@@ -49,6 +51,7 @@ import moca_agui
 logging.getLogger("moca_agui").setLevel(logging.ERROR)
 TURNS = (1, 10, 50, 200, 1_000)
 COLD = (10, 1_000)  # the control: this turn's rest after parsing that turn's thread
+WARM = 1_000  # the control: this turn's rest after the rest of another run of its thread
 NODES = 5  # read by each turn, and cited by its answer with 3 of the thread's
 
 Variant = Callable[[], Any]
@@ -141,10 +144,12 @@ def variants(turn: int, rounds: int, layers: list[tuple[str, ModuleType]]) -> di
         layer: ModuleType,
         lookup: Reader | None,
         before: Callable[[], None] | None = None,
+        *,
+        warmed: bool = False,
     ) -> Variant:
         """The same runs, each given a run that read its thread before: only the rest is
         timed, in the same process and round as the reading it leaves out (and as
-        `before`, if given)."""
+        `before`, if given, and if `warmed` the rest of another run read the same way)."""
         options = layer.CitationOptions.from_kwargs(lookup=lookup)
         questions = [m.id for m in given.messages if m.role == "user"]
         adapter, streams, cite = (part(layer, name) for name in ("adapter",
@@ -157,6 +162,12 @@ def variants(turn: int, rounds: int, layers: list[tuple[str, ModuleType]]) -> di
                 citing.read_history(given.messages)
                 if before is not None:
                     before()
+                if warmed:
+                    other = adapter.CitationRun(options)
+                    other.read_history(given.messages)
+                    warm_up = streams.CitationStream(other, question_id=questions[-1])
+                    async for _event in cite.cited(source(events), warm_up):
+                        pass
                 start = time.process_time()
                 stream = streams.CitationStream(citing, question_id=questions[-1])
                 async for _event in cite.cited(source(events), stream):
@@ -195,6 +206,9 @@ def variants(turn: int, rounds: int, layers: list[tuple[str, ModuleType]]) -> di
             if turn == COLD[0] and name == "cite":
                 cold_name = f"{rest_name}, cold"
                 made[cold_name] = rest(cold_name, layer, lookup, before=parse(COLD[1]))
+            if turn == WARM and name == "cite":
+                made[f"{rest_name}, warmed"] = rest(f"{rest_name}, warmed", layer, lookup,
+                                                    warmed=True)  # fmt: skip
     return made
 
 
@@ -275,6 +289,14 @@ def main() -> None:
     print(
         f"\nTurn {warm}'s rest after parsing the {hot - 1:,} earlier results of turn {hot:,}'s "
         f"thread, which it does not read (untimed): {'; '.join(cold)}."
+    )
+    warmed = []
+    for way in ("lookup", "no lookup"):
+        then = statistics.median(REST[f"turn {WARM}, cite, {way}, rest, warmed"]) * 1000
+        warmed.append(f"{way}: {then:.2f} ms, {then / rest_ms(f'cite, {way}', 1):.2f}x turn 1's")
+    print(
+        f"\nTurn {WARM:,}'s rest right after the same rest of another run of its thread "
+        f"(untimed, which brings back what the reading evicted): {'; '.join(warmed)}."
     )
     print(
         f"\nCPU medians of {repeats} interleaved repeats of {per_turn[1]} runs each "
