@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import AsyncIterator
 from typing import Any
 
 from ag_ui.core import BaseEvent, Event, EventType
@@ -91,11 +92,11 @@ class SSECitations:
     async def _one_event(self, chunk: bytes) -> bytes:
         """The bytes to send for `chunk`, one whole event with nothing held before it:
         `chunk` itself, unless citation events go before it or it carries citations."""
-        event = memoryview(chunk)[:-2]
-        out: list[Bytes] = []
-        await self._take(event, _data(chunk, 0, len(chunk) - 2), out)
-        if len(out) == 1 and out[0] is event:
+        pushed = self._pushed(_data(chunk, 0, len(chunk) - 2))
+        if pushed is None:  # most events: no coroutine, no copy
             return chunk
+        out: list[Bytes] = []
+        await self._sent(memoryview(chunk)[:-2], *pushed, out)
         out.append(b"\n\n")
         return b"".join(out)
 
@@ -173,29 +174,52 @@ class SSECitations:
     async def _take(self, event: Bytes, data: bytes | None, out: list[Bytes]) -> None:
         """Append `event` (without its blank line; its `data`) to `out`, after its citation
         events."""
+        pushed = self._pushed(data)
+        if pushed is None:
+            out.append(event)
+        else:
+            await self._sent(event, *pushed, out)
+
+    def _pushed(self, data: bytes | None) -> tuple[Any, AsyncIterator[Any]] | None:
+        """Push the event whose data is `data` to the stream: the event pushed and what is
+        to be sent for it, or None when the event goes on as it came, with nothing before
+        it (most events; one the stream does not read is not parsed)."""
         stream = self._stream
-        if stream is not None and data is not None:
-            kind = _type(data)
-            if kind is not None and kind != _TEXT_DELTA and not stream.reads(kind.decode()):
-                out.append(event)  # nothing of it is read: not parsed
-                return
-            try:
-                parsed: Any = _delta(data) if kind == _TEXT_DELTA else _EVENT.validate_json(data)
-            except ValueError:
-                self._off("it cannot read the event %.200r", data)
-            else:
-                try:
-                    sent = stream.push(parsed)
-                    *due, last = [parsed] if sent is parsed else [e async for e in sent]
-                    out.extend([self._encoded(e) for e in due if isinstance(e, BaseEvent)])
-                    if last is not parsed and isinstance(last, BaseEvent):  # a snapshot
-                        event = _with_data(event, last)  # its answers carry citations
-                except Exception:
-                    logger.exception(
-                        "moca_agui: citations off for %s; the stream flows on", self._where
-                    )
-                    self.close()
+        if stream is None or data is None:
+            return None
+        kind = _type(data)
+        if kind is not None and kind != _TEXT_DELTA and not stream.reads(kind.decode()):
+            return None  # nothing of it is read: not parsed
+        try:
+            parsed: Any = _delta(data) if kind == _TEXT_DELTA else _EVENT.validate_json(data)
+        except ValueError:
+            self._off("it cannot read the event %.200r", data)
+            return None
+        try:
+            sent = stream.push(parsed)
+        except Exception:
+            self._failed()
+            return None
+        return None if sent is parsed else (parsed, sent)
+
+    async def _sent(
+        self, event: Bytes, parsed: Any, sent: AsyncIterator[Any], out: list[Bytes]
+    ) -> None:
+        """Append to `out` the citation events `sent` yields before `parsed`, then `event`
+        (with the data of the snapshot `sent` ends with, if it carries citations)."""
+        try:
+            *due, last = [e async for e in sent]
+            out.extend([self._encoded(e) for e in due if isinstance(e, BaseEvent)])
+            if last is not parsed and isinstance(last, BaseEvent):  # a snapshot
+                event = _with_data(event, last)  # its answers carry citations
+        except Exception:
+            self._failed()
         out.append(event)
+
+    def _failed(self) -> None:
+        """Citations off for the rest of the response; the failure being handled logged."""
+        logger.exception("moca_agui: citations off for %s; the stream flows on", self._where)
+        self.close()
 
     def _encoded(self, event: BaseEvent) -> bytes:
         return self._encoder.encode(event).encode()
