@@ -4,8 +4,9 @@ Both sides serve the same realistic runs (workload.py) and encode every event wi
 `ag_ui.encoder.EventEncoder`, as any AG-UI server must: that encoding is the floor.
 Prints the ratio of wall time (medians of interleaved repeats; also the ratio of the best
 repeats and of CPU time, which load elsewhere on the machine disturbs less) and of
-allocations (memray, Python allocators traced) at 100k and 400k events, and the cost per
-event of one run whose answer grows from 100k to 400k deltas.
+allocations (memray, Python allocators traced; a control hop that makes one Python call
+an event shows what memray's own tracing counts per call) at 100k and 400k events, and the
+cost per event of one run whose answer grows from 100k to 400k deltas.
 
     python tests/benchmarks/bench_stream.py [--quick]
 """
@@ -50,11 +51,25 @@ async def hop(events: AsyncIterable[BaseEvent]) -> AsyncIterator[BaseEvent]:
         yield event
 
 
+def same(event: BaseEvent) -> BaseEvent:
+    """One Python call, nothing else."""
+    return event
+
+
+async def calling_hop(events: AsyncIterable[BaseEvent]) -> AsyncIterator[BaseEvent]:
+    """The hop plus one Python call per event: a control for the allocation column. memray
+    traces Python stacks with a profile hook, under which CPython makes a frame object for
+    each Python call (it makes none without one), so the column counts calls as well."""
+    async for event in events:
+        yield same(event)
+
+
 def serving(
     runs: Sequence[Sequence[BaseEvent]], core: ModuleType = moca_agui, **options: Any
 ) -> Serve:
     """A server's loop over `runs`, one request each: bare with `cited=False`, through
-    the pass-through `hop` with `cited="hop"`, else through `core.cite` with `options`."""
+    the pass-through `hop` with `cited="hop"` (`calling_hop` with `cited="calling hop"`),
+    else through `core.cite` with `options`."""
     cited = options.pop("cited", True)
 
     async def serve() -> int:
@@ -64,6 +79,8 @@ def serving(
             stream = source(events)
             if cited == "hop":
                 stream = hop(stream)
+            elif cited == "calling hop":
+                stream = calling_hop(stream)
             elif cited:
                 stream = core.cite(stream, **options)
             async for event in stream:
@@ -89,6 +106,7 @@ def overhead(total_events: int, repeats: int, earlier: Earlier = None) -> list[l
     variants = {
         "bare": serving(runs, cited=False),
         "pass-through hop (floor)": serving(runs, cited="hop"),
+        "hop, one Python call an event": serving(runs, cited="calling hop"),
         "cite": serving(runs),
         "cite, include_text=False": serving(runs, include_text=False),
     }

@@ -173,6 +173,9 @@ def variants(turn: int, rounds: int, layers: list[tuple[str, ModuleType]]) -> di
                 async for _event in cite.cited(source(events), stream):
                     pass
                 spent += time.process_time() - start
+                # Freed here, untimed: freeing what reading the thread built is the
+                # reading's cost (a run is freed when its last reference goes).
+                del stream, citing
             REST.setdefault(name, []).append(spent / rounds)
 
         return run
