@@ -104,6 +104,19 @@ def compact(rec: dict[str, Any], **fields: Any) -> dict[str, Any]:
     }
 
 
+def earlier_turn(n: int, tool: str, result: object, answer: str) -> list[dict[str, Any]]:
+    """One earlier turn as a client sends it back: the question, the assistant's call, the
+    tool's result (the content the model was shown), the answer."""
+    content = result if isinstance(result, str) else json.dumps(result)
+    call = {"id": f"c{n}", "type": "function", "function": {"name": tool, "arguments": "{}"}}
+    return [
+        {"id": f"u{n}", "role": "user", "content": "a question"},
+        {"id": f"a{n}", "role": "assistant", "toolCalls": [call]},
+        {"id": f"t{n}", "role": "tool", "toolCallId": f"c{n}", "content": content},
+        {"id": f"m{n}", "role": "assistant", "content": answer},
+    ]
+
+
 def run_input(
     question: str = "What do your sources say?",
     run_id: str = "run-1",

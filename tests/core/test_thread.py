@@ -28,22 +28,9 @@ import moca_agui.adapter
 from moca_agui.adapter import MAX_RESULT_CHARS
 from moca_agui.asgi import CitationMiddleware
 from streams import message, run, source, tool_call
-from support import citation_events, collect, parse_sse, record, ref, run_input
+from support import citation_events, collect, earlier_turn, parse_sse, record, ref, run_input
 
 A, B, C = record("a.md"), record("b.md"), record("c.md")
-
-
-def earlier_turn(n: int, tool: str, result: object, answer: str) -> list[dict[str, Any]]:
-    """One earlier turn as a client sends it back: the question, the assistant's call, the
-    tool's result (the content the model was shown), the answer."""
-    content = result if isinstance(result, str) else json.dumps(result)
-    call = {"id": f"c{n}", "type": "function", "function": {"name": tool, "arguments": "{}"}}
-    return [
-        {"id": f"u{n}", "role": "user", "content": "a question"},
-        {"id": f"a{n}", "role": "assistant", "toolCalls": [call]},
-        {"id": f"t{n}", "role": "tool", "toolCallId": f"c{n}", "content": content},
-        {"id": f"m{n}", "role": "assistant", "content": answer},
-    ]
 
 
 def numbered_view(*shown: tuple[str, dict[str, Any]]) -> dict[str, Any]:

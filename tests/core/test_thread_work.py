@@ -6,7 +6,6 @@ thread's entries shows as such lines; a copy C makes of a list does not), not ti
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -21,7 +20,7 @@ from moca_agui.adapter import CitationRun
 from moca_agui.stream.citation_stream import CitationStream
 from moca_agui.stream.cite import cited
 from streams import message, run, source, tool_call
-from support import record, ref, run_input
+from support import earlier_turn, record, ref, run_input
 
 CORE = str(Path(moca_agui.__file__).parent)
 NODES = 5  # read by each turn
@@ -42,16 +41,9 @@ def answer(turn: int) -> list[str]:
     return [f"The window is thirty days {marker} " for marker in cited_markers(turn)]
 
 
-def earlier_turn(n: int) -> list[dict[str, Any]]:
-    call = {"id": f"t{n}-c", "type": "function",
-            "function": {"name": "moca_search", "arguments": "{}"}}  # fmt: skip
-    return [
-        {"id": f"t{n}-u", "role": "user", "content": "How long is the refund window?"},
-        {"id": f"t{n}-a", "role": "assistant", "toolCalls": [call]},
-        {"id": f"t{n}-r", "role": "tool", "toolCallId": f"t{n}-c",
-         "content": json.dumps({"query": "q", "results": found(n)})},
-        {"id": f"t{n}-m", "role": "assistant", "content": "".join(answer(n))},
-    ]  # fmt: skip
+def sent_back(n: int) -> list[dict[str, Any]]:
+    """Turn `n` as a client sends it back: its search of 5 nodes, its answer."""
+    return earlier_turn(n, "moca_search", {"query": "q", "results": found(n)}, "".join(answer(n)))
 
 
 class Reader:
@@ -93,7 +85,7 @@ class CoreLines:
 async def rest_of_run(turn: int, *, lookup: bool) -> tuple[int, int, list[str]]:
     """The lines the core runs for turn `turn` beyond reading its thread, the records its
     citations event carries and the nodes it looked up."""
-    history = [m for n in range(1, turn) for m in earlier_turn(n)]
+    history = [m for n in range(1, turn) for m in sent_back(n)]
     given = RunAgentInput.model_validate(run_input("And for gifts?", history=history))
     reader = Reader(turn)
     options = moca_agui.CitationOptions.from_kwargs(lookup=reader if lookup else None)
