@@ -171,7 +171,9 @@ def _read_fast(content: object) -> object:
             content = text if isinstance(text, str) else content
     if isinstance(content, str) and len(content) <= MAX_RESULT_CHARS:
         try:
-            return from_json(content)
+            # Keys only in the parser's process-wide string cache: values would keep the
+            # client's thread after the run.
+            return from_json(content, cache_strings="keys")
         except ValueError:
             return content
     return content

@@ -8,10 +8,12 @@ for turns 1, 10, 50, 200 and 1,000: reading the thread alone (`read_history`, wh
 run that reads it does), the run cited with its thread (`cite(events, input=...)`) with
 `lookup` and without, the rest (the run less the reading of its thread) and that rest
 against turn 1's; the bare stream; and the floor of reading a thread: parse each earlier
-Reader result once. A control: turn 10's rest after parsing turn 1,000's earlier results
-(untimed, unused by the run), which leaves the caches as reading that thread does; and
-turn 1,000's rest right after the same rest of another run of its thread (untimed), which
-brings back into the caches what the rest uses and the reading evicted.
+Reader result once. Controls: turn 1's and turn 10's rest after parsing turn 1,000's earlier
+results (untimed, unused by the run), which leaves the caches as reading that thread does
+(turn 1's: its own work, so the caches alone; turn 10's: the work of turn 1,000's rest, 3
+lookups and 8 citations); and turn 1,000's rest right after the same rest of another run of
+its thread (untimed), which brings back into the caches what the rest uses and the reading
+evicted.
 `--against REV` measures an earlier core beside this one.
 
     python tests/benchmarks/bench_thread.py [--quick] [--against REV]
@@ -51,6 +53,7 @@ import moca_agui
 logging.getLogger("moca_agui").setLevel(logging.ERROR)
 TURNS = (1, 10, 50, 200, 1_000)
 COLD = (10, 1_000)  # the control: this turn's rest after parsing that turn's thread
+FIRST = 1  # the same control at turn 1: the caches alone, at turn 1's work
 WARM = 1_000  # the control: this turn's rest after the rest of another run of its thread
 NODES = 5  # read by each turn, and cited by its answer with 3 of the thread's
 
@@ -206,7 +209,7 @@ def variants(turn: int, rounds: int, layers: list[tuple[str, ModuleType]]) -> di
             made[f"turn {turn}, {name}, {way}"] = cited(layer, lookup)
             rest_name = f"turn {turn}, {name}, {way}, rest"
             made[rest_name] = rest(rest_name, layer, lookup)
-            if turn == COLD[0] and name == "cite":
+            if turn in (FIRST, COLD[0]) and name == "cite":
                 cold_name = f"{rest_name}, cold"
                 made[cold_name] = rest(cold_name, layer, lookup, before=parse(COLD[1]))
             if turn == WARM and name == "cite":
@@ -292,6 +295,18 @@ def main() -> None:
     print(
         f"\nTurn {warm}'s rest after parsing the {hot - 1:,} earlier results of turn {hot:,}'s "
         f"thread, which it does not read (untimed): {'; '.join(cold)}."
+    )
+    first = []
+    for way in ("lookup", "no lookup"):
+        rest = rest_ms(f"cite, {way}", FIRST)
+        then = statistics.median(REST[f"turn {FIRST}, cite, {way}, rest, cold"]) * 1000
+        first.append(
+            f"{way}: {then:.2f} ms, {then / rest:.2f}x turn {FIRST}'s (turn {hot:,}'s rest: "
+            f"{rest_ms(f'cite, {way}', hot) / then:.2f}x this)"
+        )
+    print(
+        f"\nTurn {FIRST}'s rest after parsing the same {hot - 1:,} results (untimed; its own "
+        f"work, no lookup, 5 citations): {'; '.join(first)}."
     )
     warmed = []
     for way in ("lookup", "no lookup"):

@@ -2,13 +2,15 @@
 nothing of it (the follower, the look-ahead, a marker table, the lookups' tasks, the
 lookup deadline's timer) ties it to itself in a cycle that only the garbage collector
 frees. A server that cites each response would otherwise leave every finished run for the
-collector, which then walks all of it."""
+collector, which then walks all of it. Nor does a run leave anything of the thread a
+client sent behind it."""
 
 from __future__ import annotations
 
 import asyncio
 import gc
 import json
+import tracemalloc
 import weakref
 from collections.abc import Iterator
 from typing import Any
@@ -26,7 +28,16 @@ import moca_agui
 from moca_agui.adapter import CitationRun
 from moca_agui.asgi import CitationMiddleware
 from streams import message, run, source, tool_call
-from support import citation_events, compact, parse_sse, record, ref, run_input, wire
+from support import (
+    citation_events,
+    compact,
+    earlier_turn,
+    parse_sse,
+    record,
+    ref,
+    run_input,
+    wire,
+)
 
 A, B, C = record("a.md"), record("b.md"), record("c.md")
 RECORDS = {ref(r): r for r in (A, B, C)}
@@ -125,3 +136,54 @@ async def test_the_middleware_leaves_nothing_of_a_cited_response_to_the_garbage_
     await asyncio.sleep(0)  # the transport's last callback lets go of the request
     assert [c["record"] for c in value["citations"]] == [A, B, C]
     assert left_for_the_collector() == []
+
+
+def searched(name: str) -> RunAgentInput:
+    """A thread of 20 turns, each of which searched 3 records of its own, with short values
+    (paths, titles, digests' prefixes) no other test uses."""
+    history = [
+        message
+        for n in range(20)
+        for message in earlier_turn(
+            n,
+            "moca_search",
+            {"results": [record(f"{name}-{n}-{k}.md") for k in range(3)]},
+            f"As said [{3 * n + 1}].",
+        )
+    ]
+    return RunAgentInput.model_validate(run_input(history=history))
+
+
+async def test_reading_a_thread_keeps_none_of_its_text_after_the_run():
+    """The thread's results are parsed to find the nodes the model read there; none of
+    their strings outlives the run (a parser's process-wide cache of values would keep
+    the client's thread after it)."""
+    answer = run(message("m1", "Nothing to cite."))
+    await collect_run(answer, searched("warm-up"))  # what any thread so shaped leaves: keys
+    tracemalloc.start()
+    try:
+        held = CitationRun()
+        held.read_history(searched("held").messages)
+        while_held = parsed_and_left()  # the refs of its entries: where the text is parsed
+        del held
+        await collect_run(answer, searched("kept"))
+        gc.collect()
+        left = parsed_and_left()
+    finally:
+        tracemalloc.stop()
+    assert while_held != []
+    assert left == []
+
+
+def parsed_and_left() -> list[str]:
+    """What the parsing of earlier results allocated and is still allocated, by line."""
+    traces = tracemalloc.take_snapshot().filter_traces(
+        [tracemalloc.Filter(True, "*/moca_agui/run/intake.py")]
+    )
+    return [str(stat) for stat in traces.statistics("lineno")]
+
+
+async def collect_run(events: list[Any], input: RunAgentInput) -> None:
+    """One cited run of `events` with the thread `input`, to its end."""
+    async for _event in moca_agui.cite(source(events), input=input):
+        pass
