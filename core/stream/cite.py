@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterable, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Callable
+from contextlib import AbstractContextManager
 from typing import TypeVar, Unpack, cast
 
 from ag_ui.core import BaseEvent, RunAgentInput
@@ -73,36 +74,50 @@ async def cited(
     tools it calls (and tasks it starts) number into the stream's run.
     """
     iterator = aiter(events)
-    push = stream.push
-    step, running, here = iterator.__anext__, stream.running(), ACTIVE_RUN.get
+    push, here = stream.push, ACTIVE_RUN.get
+    elsewhere = _stepped_in(stream.running(), iterator)
     try:
         with stream.running():
+            steps = iterator  # the consumer steps from the stream's context: `async for`
             while True:
-                try:
-                    if here() is stream:
-                        event = await step()
-                    else:  # the consumer steps from another context (a new task)
-                        with running:
-                            event = await step()
-                except StopAsyncIteration:
-                    break
-                sent = push(event)
-                if sent is event:  # most events: nothing else to send
-                    yield event
+                async for event in steps:
+                    sent = push(event)
+                    if sent is event:  # most events: nothing else to send
+                        yield event
+                    else:
+                        async for made in cast(AsyncIterator[BaseEvent], sent):
+                            yield made
+                    if (here() is stream) is not (steps is iterator):
+                        break  # the consumer moved from the stream's context or back to it
                 else:
-                    async for made in cast(AsyncIterator[BaseEvent], sent):
-                        yield made
+                    break
+                steps = elsewhere if steps is iterator else iterator
             async for made in stream.finish():
                 yield made
     finally:
         try:
             stream.close()  # a client that left leaves nothing of the run running
+            await elsewhere.aclose()
             close = getattr(iterator, "aclose", None)
             if close is not None:
                 await close()
         finally:
             if ended is not None:
                 ended()
+
+
+async def _stepped_in(
+    running: AbstractContextManager[None], events: AsyncIterator[T]
+) -> AsyncGenerator[T, None]:
+    """`events`, each step made inside `running`: for a consumer stepping from another
+    context than the stream's (a new task each time, say)."""
+    while True:
+        try:
+            with running:
+                event = await anext(events)
+        except StopAsyncIteration:
+            return
+        yield event
 
 
 async def tap(stream: AsyncIterable[T], watch: Callable[[T], object]) -> AsyncIterator[T]:

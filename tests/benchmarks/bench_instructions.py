@@ -24,6 +24,12 @@ added, is the cost of one unit with every fixed cost (start-up, imports) taken o
 (`apt install valgrind`). Instructions are not time: a Python instruction and a Rust
 one differ in what they cost, so read the ratios beside the timed benchmarks.
 
+Allocations are counted from the same call graph: every call into pymalloc (Python's
+objects and buffers, big ones included) and into the raw domain from elsewhere; native
+code's own `malloc` (Rust's, say) is not. No profile hook runs here, so unlike memray's
+column in benchmark 1 (whose hook makes a frame object for every Python call) a Python
+call that allocates nothing counts nothing.
+
 The children run with the cyclic garbage collector off: what a collection costs grows
 with everything alive (here the workload's ready-made events), so with it on the cost of
 one more unit depended on the sizes chosen (per delta, 24.0 k to 27.6 k instructions for
@@ -234,26 +240,69 @@ def _installed(workload: str) -> bool:
 # -- counting -----------------------------------------------------------------------------
 
 
-def instructions(workload: str, variant: str, size: int, core: Path | None) -> int:
-    """Instructions callgrind counts for one child process running `workload`."""
+#: pymalloc's entry points: every request for memory a Python object or buffer makes
+#: (the object and memory domains) passes one of them once, big ones included.
+PYMALLOC = frozenset({"_PyObject_Malloc", "_PyObject_Calloc", "_PyObject_Realloc"})
+#: The raw domain's: counted when called from outside pymalloc (a request too big for
+#: pymalloc is counted there already).
+RAW = frozenset({"PyMem_RawMalloc", "PyMem_RawCalloc", "PyMem_RawRealloc"})
+_NAMED = re.compile(r"c?fn=\((\d+)\)(?: (.*))?")
+
+
+def allocations(graph: Path) -> int:
+    """Python's allocations in one callgrind output: the calls into `PYMALLOC`, and into
+    `RAW` from elsewhere. No profile hook runs, so a Python call that makes no frame
+    object is not counted as one (memray's tracing makes one for each call)."""
+    names: dict[str, str] = {}
+    caller = callee = ""
+    count = 0
+    with graph.open() as lines:
+        for line in lines:
+            if line.startswith(("fn=", "cfn=")):
+                found = _NAMED.match(line)
+                if found is None:
+                    continue
+                key, name = found.groups()
+                if name:
+                    names[key] = name.split("'")[0].strip()  # `'2`: a recursive call
+                if line.startswith("fn="):
+                    caller = names.get(key, "")
+                else:
+                    callee = names.get(key, "")
+            elif line.startswith("calls=") and (
+                callee in PYMALLOC or (callee in RAW and caller not in PYMALLOC)
+            ):
+                count += int(line[6:].split(maxsplit=1)[0])
+    return count
+
+
+def counted(workload: str, variant: str, size: int, core: Path | None) -> tuple[int, int]:
+    """Instructions and Python allocations callgrind counts for one child process running
+    `workload`."""
     env = {**os.environ, "PYTHONHASHSEED": "0"}
     if core is not None:  # a folder holding `moca_agui`: ahead of the installed package
         env["PYTHONPATH"] = os.pathsep.join([str(core), env.get("PYTHONPATH", "")])
-    command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
-    command += [sys.executable, __file__, "--child", workload, variant, str(size)]
-    done = subprocess.run(command, env=env, cwd=HERE, capture_output=True, text=True)
-    found = re.search(r"Collected : (\d+)", done.stderr)
-    if done.returncode != 0 or found is None:
-        raise RuntimeError(f"{workload} {variant} {size}: {done.stderr[-2000:]}")
-    return int(found.group(1))
+    with tempfile.TemporaryDirectory() as folder:
+        graph = Path(folder) / "callgrind.out"
+        command = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={graph}"]
+        command += [sys.executable, __file__, "--child", workload, variant, str(size)]
+        done = subprocess.run(command, env=env, cwd=HERE, capture_output=True, text=True)
+        found = re.search(r"Collected : (\d+)", done.stderr)
+        if done.returncode != 0 or found is None:
+            raise RuntimeError(f"{workload} {variant} {size}: {done.stderr[-2000:]}")
+        return int(found.group(1)), allocations(graph)
 
 
-def per_unit(workload: str, variant: str, core: Path | None, quick: bool) -> float:
+def per_unit(
+    workload: str, variant: str, core: Path | None, quick: bool
+) -> tuple[float, float]:
+    """Instructions and Python allocations one more unit of `workload` costs."""
     small, large = WORKLOADS[workload][1]
     if quick:
         small, large = small // 2, large // 2
-    low, high = (instructions(workload, variant, size, core) for size in (small, large))
-    return (high - low) / (large - small)
+    low, high = (counted(workload, variant, size, core) for size in (small, large))
+    units = large - small
+    return (high[0] - low[0]) / units, (high[1] - low[1]) / units
 
 
 #: Where each subpackage of `moca_agui` lives in the tree (pyproject.toml's package-dir).
@@ -317,15 +366,18 @@ def main() -> None:
     print("## 9. Instructions per unit of work (callgrind)\n")
     print(machine() + "\n")
     rows = []
-    for (workload, variant, label), count in counts.items():
+    for (workload, variant, label), (count, allocated) in counts.items():
         unit, _, (first, *_), floor = WORKLOADS[workload]
         reference, least = counts[(workload, first, "")], counts[(workload, floor, "")]
         rows.append(
-            [unit, variant + label, f"{count:,.0f}", f"**{count / reference:.3f}**",
-             f"{count - reference:+,.0f}" if variant != first else "",
-             f"**{count / least:.3f}**" if variant != floor else "floor"]
+            [unit, variant + label, f"{count:,.0f}", f"**{count / reference[0]:.3f}**",
+             f"{count - reference[0]:+,.0f}" if variant != first else "",
+             f"**{count / least[0]:.3f}**" if variant != floor else "floor",
+             f"{allocated:,.1f}", f"**{allocated / reference[1]:.3f}**",
+             f"{allocated - reference[1]:+,.1f}" if variant != first else ""]
         )  # fmt: skip
-    header = ["per", "variant", "instructions", "to the first", "over the first", "to the floor"]
+    header = ["per", "variant", "instructions", "to the first", "over the first",
+              "to the floor", "allocations", "to the first", "over the first"]  # fmt: skip
     print(table(header, rows))
     missing = [workload.removeprefix("request:") for workload in chosen if workload not in here]
     if missing:

@@ -232,6 +232,19 @@ async def with_wait_for(events: AsyncIterator[BaseEvent]) -> list[dict[str, Any]
     return await stepped(events, lambda step: asyncio.wait_for(step, 5))
 
 
+async def here_and_in_empty_contexts(events: AsyncIterator[BaseEvent]) -> list[dict[str, Any]]:
+    """Steps here (where the stream's run is active after its first step) and, every
+    other one, in a task with a context of its own that has no run: the stream moves
+    from one to the other and back."""
+    steps = iter(range(1_000))
+    return await stepped(
+        events,
+        lambda step: (
+            asyncio.create_task(step, context=contextvars.Context()) if next(steps) % 2 else step
+        ),
+    )
+
+
 async def stepped(events: AsyncIterator[BaseEvent], wrap: Any) -> list[dict[str, Any]]:
     sent: list[dict[str, Any]] = []
     while True:
@@ -241,7 +254,7 @@ async def stepped(events: AsyncIterator[BaseEvent], wrap: Any) -> list[dict[str,
             return sent
 
 
-@pytest.mark.parametrize("step", [in_new_tasks, with_wait_for])
+@pytest.mark.parametrize("step", [in_new_tasks, with_wait_for, here_and_in_empty_contexts])
 async def test_a_consumer_stepping_from_other_tasks_still_numbers_into_the_run(step):
     shown: list[str] = []
     stream = await step(moca_agui.cite(agent(shown)))
