@@ -17,11 +17,13 @@ from typing import Any, NamedTuple, Unpack
 
 from pydantic_core import from_json
 
+from .context import NumberingRun
 from .options import CitationOptions, OptionKeywords, names
 from .run import CitationRun
+from .run.ending import Ending
 from .run.hooks import calls_in_model_order
 from .run.registry import RunRegistry
-from .stream.citation_stream import CitationStream
+from .stream.citation_stream import CitationStream, running
 from .stream.sse import SSECitations
 
 __all__ = ["ASGIApp", "CitationMiddleware", "Message", "Receive", "Scope", "Send"]
@@ -64,7 +66,7 @@ class CitationMiddleware:
             return
         exchange = _Exchange(self, scope, receive, send)
         try:
-            with exchange.stream.running():  # the app's numbered Reader tools number into its run
+            with running(exchange.numbering):  # the app's numbered Reader tools number into its run
                 await self.app(scope, exchange.receive, exchange.send)
         finally:
             exchange.end()
@@ -100,6 +102,10 @@ class _Exchange:
     (before it can call a numbered tool), or else when its response starts (an app that
     never read it all; a body not a JSON object, most likely no AG-UI run, which a
     response that is no event stream then never logs).
+
+    It ends as soon as its event stream has (`end`), while the app that sent it may still
+    run (it returns only once its request task resumes): its run is freed then, so
+    concurrent requests do not hold finished runs for the garbage collector to find.
     """
 
     __slots__ = (
@@ -114,6 +120,7 @@ class _Exchange:
         "_sse",
         "_thread",
         "_thread_read",
+        "numbering",
         "run",
         "stream",
         "where",
@@ -127,11 +134,15 @@ class _Exchange:
         self._receive = receive
         self._send = send
         self.where = f"POST {scope.get('path')}"
-        self.run = CitationRun(middleware.options)
+        run = CitationRun(middleware.options)
         # Its stream asks for the question through a weak proxy: the bound method would
         # make the exchange, its stream and run a cycle, left for the garbage collector.
         question_id = partial(_Exchange.question_id, weakref.proxy(self))
-        self.stream = CitationStream(self.run, question_id=question_id, where=self.where)
+        stream = CitationStream(run, question_id=question_id, where=self.where)
+        self.run: CitationRun | None = run  # None once the exchange ended
+        self.stream: CitationStream | None = stream
+        #: What the app's numbered tools number through (the tasks it starts hold it).
+        self.numbering = _Numbering(stream)
         self._body: list[bytes] | None = []  # None: too long to keep
         self._size = 0
         self._parsed: tuple[dict[str, Any] | None] | None = None  # (the body read), once read
@@ -168,6 +179,8 @@ class _Exchange:
             if body or not more_body:
                 message = {"type": "http.response.body", "body": body, "more_body": more_body}
                 await self._send(message)
+            if not more_body:
+                self.end()
             return
         if message["type"] == "http.response.start" and self._is_sse(message.get("headers", ())):
             self._stream_begins()
@@ -176,17 +189,22 @@ class _Exchange:
         await self._send(message)
 
     def end(self) -> None:
-        """The exchange is over: its stream closes and its run leaves the registries. A
-        numbered tool called later, in a task the run started, numbers into the sole run
-        of its thread in flight (a worker kept per thread, as the Claude Agent SDK's
-        session worker, calls the thread's tools there), else shows no numbers."""
-        self.stream.close()
-        middleware, run = self._middleware, self.run
-        if self._thread is None:
-            run.end()
+        """The exchange is over (its event stream ended, or else the app returned): its
+        stream closes and its run leaves the registries, held here no longer. A numbered
+        tool called later, in the app or a task it started, numbers into the sole run of
+        its thread in flight (a worker kept per thread, as the Claude Agent SDK's session
+        worker, calls the thread's tools there), else shows no numbers."""
+        stream, run, middleware = self.stream, self.run, self._middleware
+        if stream is None or run is None:  # ended already
             return
-        middleware.threads.remove(self._thread, run)
-        run.end(partial(middleware.threads.get, self._thread))
+        self.stream = self.run = None
+        stream.close()
+        after = None if self._thread is None else partial(middleware.threads.get, self._thread)
+        if self._thread is not None:
+            middleware.threads.remove(self._thread, run)
+        current = stream.run
+        run.end(after)
+        self.numbering.end(after if current is run else None)
 
     def question_id(self) -> str | None:
         """The id of the run's question: the last user message of the body read so far."""
@@ -206,25 +224,29 @@ class _Exchange:
     def _stream_begins(self) -> None:
         """The response is an event stream: the run learns whether the endpoint keeps the
         model's order of calls, reads the thread and is registered under it."""
+        run, stream = self.run, self.stream
+        if run is None or stream is None:  # ended: a response after the one it cited
+            return
         if not self._middleware.ordered(self._scope):
-            self.run.calls_out_of_order()
+            run.calls_out_of_order()
         self._read_thread()
         body = self._read() if self._body is not None else None
         thread_id = body.get("threadId") if body is not None else None
         if isinstance(thread_id, str) and self._thread is None:
             self._thread = _Thread(str(self._scope.get("path")), thread_id)
-            self._middleware.threads.add(self._thread, self.run)
-        self._sse = SSECitations(self.stream, self.where)
+            self._middleware.threads.add(self._thread, run)
+        self._sse = SSECitations(stream, self.where)
 
     def _read_thread(self) -> None:
-        if self._thread_read:
+        run = self.run
+        if self._thread_read or run is None:  # read, or the run is over
             return
         self._thread_read = True
         messages = self._messages()
         if isinstance(messages, str):
-            self.run.thread_unreadable(f"{messages} ({self.where})")
+            run.thread_unreadable(f"{messages} ({self.where})")
         else:
-            self.run.read_history(messages)
+            run.read_history(messages)
 
     def _messages(self) -> list[Any] | str:
         """The thread's messages in the body the app read so far, or why they cannot be
@@ -276,3 +298,33 @@ class _Exchange:
             )
             return False
         return True
+
+
+class _Numbering:
+    """What the app's numbered tools number through while it runs (the run context): the
+    exchange's stream, until the exchange ends; then the run a later call belongs to, as
+    an ended run's own calls do (`Ending`). The tasks the app starts keep this, not the
+    run, which is freed with its stream."""
+
+    __slots__ = ("_ending", "_stream")
+
+    def __init__(self, stream: CitationStream) -> None:
+        self._stream: CitationStream | None = stream
+        self._ending: Ending[NumberingRun] = Ending()
+
+    @property
+    def run(self) -> CitationRun | None:
+        """The stream's current run (`CitationRun.current()`); None once the exchange ended."""
+        return None if self._stream is None else self._stream.run
+
+    def numbered(self, tool_name: str, result: object) -> object:
+        """What the model reads of a result of `tool_name` (`CitationStream.numbered`)."""
+        if self._stream is not None:
+            return self._stream.numbered(tool_name, result)
+        later = self._ending.run_after(self, tool_name)
+        return result if later is None else later.numbered(tool_name, result)
+
+    def end(self, after: Callable[[], CitationRun | None] | None) -> None:
+        """The exchange ended: a later call numbers into `after()`, or not at all."""
+        self._stream = None
+        self._ending.end(after)

@@ -20,7 +20,7 @@ from ..context import ACTIVE_RUN, NumberingRun
 from ..run import CitationRun
 from .engine import Citing
 
-__all__ = ["CitationStream", "Sent"]
+__all__ = ["CitationStream", "Sent", "running"]
 
 logger = logging.getLogger("moca_agui")
 
@@ -177,3 +177,10 @@ class _Running:
             ACTIVE_RUN.reset(self._token)
         except ValueError:  # left in another context (a generator closed elsewhere): that
             return  # context's run is its own; the one entered went with its context
+
+
+def running(numbering: NumberingRun) -> _Running:
+    """`CitationStream.running()` for a driver whose tools number through an object of its
+    own that forwards to its stream (the ASGI middleware's, which lets the run go as soon
+    as its response has ended, while the app that made it still runs)."""
+    return _Running(numbering)

@@ -17,6 +17,7 @@ import pytest
 from ag_ui.core import BaseEvent
 from ag_ui.encoder import EventEncoder
 from starlette.applications import Starlette
+from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import StreamingResponse
 from starlette.routing import Route
@@ -148,4 +149,26 @@ async def test_a_numbered_tool_called_after_cite_ended_its_run_is_not_numbered(
     gate.set()
     with caplog.at_level(logging.WARNING, logger="moca_agui"):
         assert await started[0] == {"query": "a.md", "results": [A]}
+    assert "called after its run ended" in caplog.text
+
+
+async def test_a_numbered_tool_called_after_the_response_ended_is_not_numbered(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The middleware ends its run when its response ends, as `cite` when its stream does:
+    the app, still running (a background task), numbers into it no more."""
+    later: list[Any] = []
+
+    async def endpoint(request: Request) -> StreamingResponse:
+        await request.json()
+        events = run(message("m1", "Nothing yet."))
+        stream = (EventEncoder().encode(event) for event in events)
+        background = BackgroundTask(lambda: later.append(moca_search(query="a.md")))
+        return StreamingResponse(stream, media_type="text/event-stream", background=background)
+
+    app = CitationMiddleware(Starlette(routes=[Route("/", endpoint, methods=["POST"])]))
+    with caplog.at_level(logging.WARNING, logger="moca_agui"):
+        response = await post(app, json=run_input("a question", "run-1", thread_id="thread-1"))
+    assert parse_stream(response.text)[-1]["type"] == "RUN_FINISHED"
+    assert later == [{"query": "a.md", "results": [A]}]  # no marker beside it
     assert "called after its run ended" in caplog.text

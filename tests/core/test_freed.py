@@ -12,7 +12,7 @@ import gc
 import json
 import tracemalloc
 import weakref
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import httpx
@@ -20,6 +20,7 @@ import pytest
 from ag_ui.core import RunAgentInput
 from ag_ui.encoder import EventEncoder
 from starlette.applications import Starlette
+from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import StreamingResponse
 from starlette.routing import Route
@@ -187,3 +188,39 @@ async def collect_run(events: list[Any], input: RunAgentInput) -> None:
     """One cited run of `events` with the thread `input`, to its end."""
     async for _event in moca_agui.cite(source(events), input=input):
         pass
+
+
+@pytest.mark.usefixtures("no_collector")
+async def test_the_middleware_frees_a_run_when_its_response_ends_not_when_the_app_returns():
+    """Starlette's streaming response returns to the middleware only once its request's
+    task resumes, after other requests have run: a run held until then is held across
+    them, and the collector meets it there (under load, three times as often)."""
+    runs: list[weakref.ref[CitationRun]] = []
+    held_after_the_response: list[bool] = []
+
+    async def events() -> AsyncIterator[str]:
+        current = CitationRun.current()
+        assert current is not None
+        runs.append(weakref.ref(current))
+        del current
+        for event in answered():
+            yield EventEncoder().encode(event)
+
+    def after_the_response() -> None:  # the app has not returned yet
+        held_after_the_response.append(runs[0]() is not None)
+
+    async def endpoint(request: Request) -> StreamingResponse:
+        RunAgentInput.model_validate(await request.json())
+        background = BackgroundTask(after_the_response)
+        return StreamingResponse(events(), media_type="text/event-stream", background=background)
+
+    app = CitationMiddleware(
+        Starlette(routes=[Route("/", endpoint, methods=["POST"])]), lookup=lookup
+    )
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        text = (await client.post("/", json=thread())).text
+
+    (value,) = citation_events(parse_sse(text))
+    assert [c["record"] for c in value["citations"]] == [A, B, C]
+    assert held_after_the_response == [False]
