@@ -293,9 +293,7 @@ def counted(workload: str, variant: str, size: int, core: Path | None) -> tuple[
         return int(found.group(1)), allocations(graph)
 
 
-def per_unit(
-    workload: str, variant: str, core: Path | None, quick: bool
-) -> tuple[float, float]:
+def per_unit(workload: str, variant: str, core: Path | None, quick: bool) -> tuple[float, float]:
     """Instructions and Python allocations one more unit of `workload` costs."""
     small, large = WORKLOADS[workload][1]
     if quick:
