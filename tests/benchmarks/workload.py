@@ -242,6 +242,10 @@ def core_at(revision: str) -> Iterator[ModuleType]:
             subprocess.run([*git, "remove", "--force", str(tree)], check=False)
 
 
+#: When this benchmark's process began, and the machine's load then.
+STARTED = (datetime.now(UTC), os.getloadavg())
+
+
 def machine() -> str:
     """Where and when the figures were measured, for BENCHMARKS.md."""
     cpu = next(
@@ -262,11 +266,14 @@ def machine() -> str:
         text=True,
         check=False,
     ).stdout.strip()
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    began, load_then = STARTED
+    load, load_now = (
+        ", ".join(f"{x:.1f}" for x in loads) for loads in (load_then, os.getloadavg())
+    )
     return (
-        f"- date: {datetime.now(UTC).isoformat(timespec='minutes')}\n"
+        f"- date: {began.isoformat(timespec='minutes')}\n"
         f"- machine: {os.cpu_count()} CPUs ({cpu}), {platform.system()} {platform.release()}\n"
-        f"- load average at start: {load}\n"
+        f"- load average at start: {load}; when printed: {load_now}\n"
         f"- Python {platform.python_version()} ({sys.implementation.name})\n"
         f"- {packages}\n"
         f"- commit: {commit}\n"
