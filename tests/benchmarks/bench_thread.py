@@ -282,11 +282,15 @@ def main() -> None:
               "run, no lookup (ms)", "rest, no lookup (ms)", "rest vs turn 1",
               "bare (ms)", "floor per result (µs)"]  # fmt: skip
     print(table(header, rows))
+
+    def after(turn: int, way: str, what: str) -> float:
+        """A control's rest at `turn` (ms): after parsing (`cold`) or another rest (`warmed`)."""
+        return statistics.median(REST[f"turn {turn}, cite, {way}, rest, {what}"]) * 1000
+
     warm, hot = COLD
     cold = []
     for way in ("lookup", "no lookup"):
-        rest = rest_ms(f"cite, {way}", warm)
-        then = statistics.median(REST[f"turn {warm}, cite, {way}, rest, cold"]) * 1000
+        rest, then = rest_ms(f"cite, {way}", warm), after(warm, way, "cold")
         cold.append(
             f"{way}: {then:.2f} ms, {then / rest:.2f}x turn {warm}'s and "
             f"{then / rest_ms(f'cite, {way}', 1):.2f}x turn 1's (turn {hot:,}: "
@@ -298,10 +302,10 @@ def main() -> None:
     )
     first = []
     for way in ("lookup", "no lookup"):
-        rest = rest_ms(f"cite, {way}", FIRST)
-        then = statistics.median(REST[f"turn {FIRST}, cite, {way}, rest, cold"]) * 1000
+        then = after(FIRST, way, "cold")
         first.append(
-            f"{way}: {then:.2f} ms, {then / rest:.2f}x turn {FIRST}'s (turn {hot:,}'s rest: "
+            f"{way}: {then:.2f} ms, {then / rest_ms(f'cite, {way}', FIRST):.2f}x turn {FIRST}'s "
+            f"(turn {hot:,}'s rest: "
             f"{rest_ms(f'cite, {way}', hot) / then:.2f}x this)"
         )
     print(
@@ -310,7 +314,7 @@ def main() -> None:
     )
     warmed = []
     for way in ("lookup", "no lookup"):
-        then = statistics.median(REST[f"turn {WARM}, cite, {way}, rest, warmed"]) * 1000
+        then = after(WARM, way, "warmed")
         warmed.append(f"{way}: {then:.2f} ms, {then / rest_ms(f'cite, {way}', 1):.2f}x turn 1's")
     print(
         f"\nTurn {WARM:,}'s rest right after the same rest of another run of its thread "
