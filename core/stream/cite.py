@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Callable
 from contextlib import AbstractContextManager
+from types import AsyncGeneratorType
 from typing import TypeVar, Unpack, cast
 
 from ag_ui.core import BaseEvent, RunAgentInput
@@ -75,10 +76,17 @@ async def cited(
     """
     iterator = aiter(events)
     push, here = stream.push, ACTIVE_RUN.get
+    # `async for` steps an async generator again after a break; any other iterator (one
+    # with no `__aiter__`, say) is stepped through a generator of its own.
+    direct = (
+        cast(AsyncGenerator[BaseEvent, None], iterator)
+        if isinstance(iterator, AsyncGeneratorType)
+        else _stepped_in(None, iterator)
+    )
     elsewhere = _stepped_in(stream.running(), iterator)
     try:
         with stream.running():
-            steps = iterator  # the consumer steps from the stream's context: `async for`
+            steps = direct  # the consumer steps from the stream's context: `async for`
             while True:
                 async for event in steps:
                     sent = push(event)
@@ -87,17 +95,19 @@ async def cited(
                     else:
                         async for made in cast(AsyncIterator[BaseEvent], sent):
                             yield made
-                    if (here() is stream) is not (steps is iterator):
+                    if (here() is stream) is not (steps is direct):
                         break  # the consumer moved from the stream's context or back to it
                 else:
                     break
-                steps = elsewhere if steps is iterator else iterator
+                steps = elsewhere if steps is direct else direct
             async for made in stream.finish():
                 yield made
     finally:
         try:
             stream.close()  # a client that left leaves nothing of the run running
             await elsewhere.aclose()
+            if direct is not iterator:
+                await direct.aclose()
             close = getattr(iterator, "aclose", None)
             if close is not None:
                 await close()
@@ -107,14 +117,17 @@ async def cited(
 
 
 async def _stepped_in(
-    running: AbstractContextManager[None], events: AsyncIterator[T]
+    running: AbstractContextManager[None] | None, events: AsyncIterator[T]
 ) -> AsyncGenerator[T, None]:
-    """`events`, each step made inside `running`: for a consumer stepping from another
-    context than the stream's (a new task each time, say)."""
+    """`events`, each step made inside `running` if given: for a consumer stepping from
+    another context than the stream's (a new task each time, say)."""
     while True:
         try:
-            with running:
+            if running is None:
                 event = await anext(events)
+            else:
+                with running:
+                    event = await anext(events)
         except StopAsyncIteration:
             return
         yield event

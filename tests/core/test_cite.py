@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import logging
 from typing import Any
@@ -497,6 +498,63 @@ async def test_closing_the_cited_stream_closes_the_source():
     await anext(stream)
     await stream.aclose()
     assert closed == [True]
+
+
+class Steps:
+    """An async iterable whose iterator has `__anext__` and no `__aiter__` (which `aiter`
+    accepts), closed with `aclose`."""
+
+    def __init__(self, events: list[Any]) -> None:
+        self.events, self.closed = iter(events), False
+
+    def __aiter__(self) -> Steps.Iterator:
+        return Steps.Iterator(self)
+
+    class Iterator:
+        def __init__(self, steps: Steps) -> None:
+            self.steps = steps
+
+        async def __anext__(self) -> Any:
+            try:
+                return next(self.steps.events)
+            except StopIteration:
+                raise StopAsyncIteration from None
+
+        async def aclose(self) -> None:
+            self.steps.closed = True
+
+
+async def test_an_iterator_with_no_aiter_of_its_own_is_cited_and_closed():
+    events = run(
+        tool_call("c1", "moca_search", {"query": "q", "results": [A, B]}),
+        message("m1", "See [2] and [1]."),
+    )
+    steps = Steps(events)
+    stream = await collect(moca_agui.cite(steps))
+    assert without_citations(stream) == [wire(e) for e in events]
+    [value] = citation_events(stream)
+    assert value["citations"] == [{"marker": "[2]", "record": B}, {"marker": "[1]", "record": A}]
+    assert steps.closed
+
+
+async def test_closing_a_stream_stepped_from_another_context_closes_the_source_once():
+    closed: list[bool] = []
+    ended: list[bool] = []
+
+    async def endless():
+        try:
+            yield run_started()
+            while True:
+                yield message("m1", "x")[1]
+        finally:
+            closed.append(True)
+
+    stream = moca_agui.cite(endless(), ended=lambda: ended.append(True))
+    assert (await anext(stream)).type == "RUN_STARTED"
+    elsewhere = asyncio.create_task(anext(stream), context=contextvars.Context())
+    assert (await elsewhere).type == "TEXT_MESSAGE_CONTENT"
+    await stream.aclose()
+    assert (closed, ended) == ([True], [True])
 
 
 async def test_a_run_fed_raw_tool_values_does_not_read_the_wire_content_again():
