@@ -69,7 +69,7 @@ class CitationMiddleware:
             with running(exchange.numbering):  # the app's numbered Reader tools number into its run
                 await self.app(scope, exchange.receive, exchange.send)
         finally:
-            exchange.end()
+            exchange.returned()
 
     def ordered(self, scope: Scope) -> bool:
         """Whether the endpoint answering `scope` announces parallel calls in the model's
@@ -110,6 +110,7 @@ class _Exchange:
 
     __slots__ = (
         "__weakref__",
+        "_after",
         "_body",
         "_middleware",
         "_parsed",
@@ -149,6 +150,8 @@ class _Exchange:
         self._thread_read = False
         self._sse: SSECitations | None = None
         self._thread: _Thread | None = None  # registered under, in `CitationMiddleware.threads`
+        #: The run a numbered tool called after the app returned belongs to (`returned`).
+        self._after: Callable[[], CitationRun | None] | None = None
 
     async def receive(self) -> Message:
         message = await self._receive()
@@ -191,9 +194,8 @@ class _Exchange:
     def end(self) -> None:
         """The exchange is over (its event stream ended, or else the app returned): its
         stream closes and its run leaves the registries, held here no longer. A numbered
-        tool called later, in the app or a task it started, numbers into the sole run of
-        its thread in flight (a worker kept per thread, as the Claude Agent SDK's session
-        worker, calls the thread's tools there), else shows no numbers."""
+        tool the app (or a task of its) calls before it returns shows no numbers: the
+        response it could number into is sent."""
         stream, run, middleware = self.stream, self.run, self._middleware
         if stream is None or run is None:  # ended already
             return
@@ -204,7 +206,16 @@ class _Exchange:
             middleware.threads.remove(self._thread, run)
         current = stream.run
         run.end(after)
-        self.numbering.end(after if current is run else None)
+        self._after = after if current is run else None
+        self.numbering.end(None)
+
+    def returned(self) -> None:
+        """The app returned: the exchange ends, if its event stream did not end it. A
+        numbered tool called later, in a task the app started, numbers into the sole run
+        of its thread in flight (a worker kept per thread, as the Claude Agent SDK's
+        session worker, calls the thread's tools there), else shows no numbers."""
+        self.end()
+        self.numbering.end(self._after)
 
     def question_id(self) -> str | None:
         """The id of the run's question: the last user message of the body read so far."""
@@ -315,16 +326,19 @@ class _Numbering:
     @property
     def run(self) -> CitationRun | None:
         """The stream's current run (`CitationRun.current()`); None once the exchange ended."""
-        return None if self._stream is None else self._stream.run
+        stream = self._stream  # read once: a tool's thread may see the exchange end
+        return None if stream is None else stream.run
 
     def numbered(self, tool_name: str, result: object) -> object:
         """What the model reads of a result of `tool_name` (`CitationStream.numbered`)."""
-        if self._stream is not None:
-            return self._stream.numbered(tool_name, result)
+        stream = self._stream
+        if stream is not None:
+            return stream.numbered(tool_name, result)
         later = self._ending.run_after(self, tool_name)
         return result if later is None else later.numbered(tool_name, result)
 
     def end(self, after: Callable[[], CitationRun | None] | None) -> None:
-        """The exchange ended: a later call numbers into `after()`, or not at all."""
+        """The exchange ended (again, once the app returned): a later call numbers into
+        `after()`, or not at all."""
+        self._ending.end(after)  # first: a call that no longer finds the stream finds this
         self._stream = None
-        self._ending.end(after)

@@ -172,3 +172,52 @@ async def test_a_numbered_tool_called_after_the_response_ended_is_not_numbered(
     assert parse_stream(response.text)[-1]["type"] == "RUN_FINISHED"
     assert later == [{"query": "a.md", "results": [A]}]  # no marker beside it
     assert "called after its run ended" in caplog.text
+
+
+async def test_a_background_task_numbers_into_no_later_request_of_its_thread(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Request 1's background task calls a numbered tool while request 2 of its thread is
+    in flight: its result is request 1's, whose response is sent, and no entry of request
+    2's run, whose model never reads it (request 2's `[1]` stays its own source)."""
+    second_in_flight, called = asyncio.Event(), asyncio.Event()
+    later: list[Any] = []
+
+    async def background() -> None:
+        await second_in_flight.wait()
+        later.append(moca_search(query="a.md"))
+        called.set()
+
+    async def endpoint(request: Request) -> StreamingResponse:
+        body = await request.json()
+        encoder = EventEncoder()
+        if body["runId"] == "run-1":
+            events = run(message("m1", "Nothing yet."))
+            stream: Any = (encoder.encode(event) for event in events)
+            return StreamingResponse(
+                stream, media_type="text/event-stream", background=BackgroundTask(background)
+            )
+
+        async def answer() -> AsyncIterator[str]:  # its response started: its run registered
+            second_in_flight.set()
+            await called.wait()
+            view = moca_search(query="b.md")
+            for event in run(
+                tool_call("c1", "moca_search", view), message("m1", copied_answer([view]))
+            ):
+                yield encoder.encode(event)
+
+        return StreamingResponse(answer(), media_type="text/event-stream")
+
+    app = CitationMiddleware(Starlette(routes=[Route("/", endpoint, methods=["POST"])]))
+    with caplog.at_level(logging.WARNING, logger="moca_agui"):
+        first, second = await asyncio.gather(
+            post(app, json=run_input("a question", "run-1", thread_id="thread-1")),
+            post(app, json=run_input("another", "run-2", thread_id="thread-1")),
+        )
+    assert later == [{"query": "a.md", "results": [A]}]  # no marker beside it
+    stream = parse_stream(second.text)
+    assert [item["marker"] for item in shown(stream)["results"]] == ["[1]"]
+    (value,) = citation_events(stream)
+    assert value["citations"] == [{"marker": "[1]", "record": B}]
+    assert parse_stream(first.text)[-1]["type"] == "RUN_FINISHED"
