@@ -179,7 +179,7 @@ async def test_reading_a_thread_keeps_none_of_its_text_after_the_run():
 def parsed_and_left() -> list[str]:
     """What the parsing of earlier results allocated and is still allocated, by line."""
     traces = tracemalloc.take_snapshot().filter_traces(
-        [tracemalloc.Filter(True, "*/moca_agui/run/intake.py")]
+        [tracemalloc.Filter(True, moca_agui.run.intake.__file__)]
     )
     return [str(stat) for stat in traces.statistics("lineno")]
 
