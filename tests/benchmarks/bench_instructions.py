@@ -241,7 +241,8 @@ def _installed(workload: str) -> bool:
 
 
 #: pymalloc's entry points: every request for memory a Python object or buffer makes
-#: (the object and memory domains) passes one of them once, big ones included.
+#: (the object and memory domains) passes one of them, big ones included; counted when
+#: called from outside them (a realloc that moves its block calls `_PyObject_Malloc`).
 PYMALLOC = frozenset({"_PyObject_Malloc", "_PyObject_Calloc", "_PyObject_Realloc"})
 #: The raw domain's: counted when called from outside pymalloc (a request too big for
 #: pymalloc is counted there already).
@@ -250,8 +251,8 @@ _NAMED = re.compile(r"c?fn=\((\d+)\)(?: (.*))?")
 
 
 def allocations(graph: Path) -> int:
-    """Python's allocations in one callgrind output: the calls into `PYMALLOC`, and into
-    `RAW` from elsewhere. No profile hook runs, so a Python call that makes no frame
+    """Python's allocations in one callgrind output: the calls into `PYMALLOC` and `RAW`
+    from outside pymalloc. No profile hook runs, so a Python call that makes no frame
     object is not counted as one (memray's tracing makes one for each call)."""
     names: dict[str, str] = {}
     caller = callee = ""
@@ -270,7 +271,7 @@ def allocations(graph: Path) -> int:
                 else:
                     callee = names.get(key, "")
             elif line.startswith("calls=") and (
-                callee in PYMALLOC or (callee in RAW and caller not in PYMALLOC)
+                (callee in PYMALLOC or callee in RAW) and caller not in PYMALLOC
             ):
                 count += int(line[6:].split(maxsplit=1)[0])
     return count

@@ -200,7 +200,7 @@ def variants(turn: int, rounds: int, layers: list[tuple[str, ModuleType]]) -> di
     async def floor() -> None:
         for _ in range(rounds):
             for content in contents:
-                from_json(content)
+                from_json(content, cache_strings="keys")  # as a run reads it
 
     made: dict[str, Variant] = {f"turn {turn}, bare": bare, f"turn {turn}, floor": floor}
     for name, layer in layers:
@@ -224,7 +224,7 @@ def parse(turn: int) -> Callable[[], None]:
 
     def run() -> None:
         for content in contents:
-            from_json(content)
+            from_json(content, cache_strings="keys")  # as a run reads it
 
     return run
 
