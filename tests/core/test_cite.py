@@ -6,10 +6,12 @@ import asyncio
 import contextvars
 import json
 import logging
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 from ag_ui.core import (
+    BaseEvent,
     CustomEvent,
     StepFinishedEvent,
     StepStartedEvent,
@@ -482,18 +484,19 @@ def test_options_are_checked_when_cite_is_called():
         moca_agui.cite([run_finished()])
 
 
+async def endless(closed: list[bool]) -> AsyncIterator[BaseEvent]:
+    """A run that never ends, noting in `closed` when it is closed."""
+    try:
+        yield run_started()
+        while True:
+            yield message("m1", "x")[1]
+    finally:
+        closed.append(True)
+
+
 async def test_closing_the_cited_stream_closes_the_source():
-    closed = []
-
-    async def endless():
-        try:
-            yield run_started()
-            while True:
-                yield message("m1", "x")[1]
-        finally:
-            closed.append(True)
-
-    stream = moca_agui.cite(endless())
+    closed: list[bool] = []
+    stream = moca_agui.cite(endless(closed))
     assert (await anext(stream)).type == "RUN_STARTED"
     await anext(stream)
     await stream.aclose()
@@ -540,16 +543,7 @@ async def test_an_iterator_with_no_aiter_of_its_own_is_cited_and_closed():
 async def test_closing_a_stream_stepped_from_another_context_closes_the_source_once():
     closed: list[bool] = []
     ended: list[bool] = []
-
-    async def endless():
-        try:
-            yield run_started()
-            while True:
-                yield message("m1", "x")[1]
-        finally:
-            closed.append(True)
-
-    stream = moca_agui.cite(endless(), ended=lambda: ended.append(True))
+    stream = moca_agui.cite(endless(closed), ended=lambda: ended.append(True))
     assert (await anext(stream)).type == "RUN_STARTED"
     elsewhere = asyncio.create_task(anext(stream), context=contextvars.Context())
     assert (await elsewhere).type == "TEXT_MESSAGE_CONTENT"
