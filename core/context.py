@@ -1,8 +1,8 @@
 """The run context: what numbers the Reader results of the agent running in a context.
 
-The stream engine owns it: `CitationStream.running()` (and `running()` beside it, for the
-ASGI middleware's stand-in that lets a run go when its response ends) is its one setter,
-entered where the agent's tools run. Numbered tools read it (`plugins.numbered`), and so does
+The stream engine owns it: `CitationStream.running()` sets it, entered where the agent's
+tools run (and `running()` beside it, for the ASGI middleware's stand-in that lets a run
+go when its response ends). Numbered tools read it (`plugins.numbered`), and so does
 `CitationRun.current()` and the adapter kit's `request_run()`. Per context, so concurrent
 runs never see each other's.
 """
