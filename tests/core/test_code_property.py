@@ -153,8 +153,12 @@ def shown(text: str) -> Counter[str]:
 
 #: markdown-it-py lets a line that is a fence but for its indentation (4 or more) end a list
 #: item's paragraph it lazily continues, where CommonMark continues the paragraph: the
-#: finder follows CommonMark (it sees more code, never less), and such answers are skipped.
-LAZY_FENCE = re.compile(r"^(?:[-*]|[0-9]+[.)])[ ].*\n(?:.*\n)*? {4,}(?:`{3}|~{3})", re.MULTILINE)
+#: finder follows CommonMark (it sees more code, never less), and such answers are skipped,
+#: in a block quote too (its markers taken whole: one space after `>` is the quote's).
+LAZY_FENCE = re.compile(
+    r"^(?:>[ ]?+)*+(?:[-*]|[0-9]+[.)])[ ].*\n(?:.*\n)*?(?:>[ ]?+)*+ {4,}(?:`{3}|~{3})",
+    re.MULTILINE,
+)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -164,6 +168,17 @@ def test_the_finder_and_markdown_it_agree_on_what_is_code(text: str) -> None:
     assume(not LAZY_FENCE.search(text))
     found = Counter(mention.marker for mention in find_markers(text, MARKERS))
     assert found == shown(text)
+
+
+def test_a_fence_indented_past_its_list_item_continues_the_quoted_paragraph() -> None:
+    """The case Hypothesis found past `LAZY_FENCE`'s first form: inside a block quote, the
+    last line continues the item's paragraph (CommonMark's reference, commonmark.js
+    0.31.2, renders `<li><code>a`b [1] </code></li>`), so `[1]` is in a code span;
+    markdown-it-py ends the item there and shows it."""
+    text = "> -    ```a`b\n>   [1]\n>     ```"
+    assert LAZY_FENCE.search(text)
+    assert [mention.marker for mention in find_markers(text, MARKERS)] == []
+    assert not LAZY_FENCE.search("> -    x\n>    ```")  # a fence: 3 spaces past the quote's
 
 
 NODE_LOCATE = """
