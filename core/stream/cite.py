@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncGenerator, AsyncIterable, AsyncIterator, Callable
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from types import AsyncGeneratorType
 from typing import TypeVar, Unpack, cast
 
@@ -81,7 +81,7 @@ async def cited(
     direct = (
         cast(AsyncGenerator[BaseEvent, None], iterator)
         if isinstance(iterator, AsyncGeneratorType)
-        else _stepped_in(None, iterator)
+        else _stepped_in(nullcontext(), iterator)
     )
     elsewhere = _stepped_in(stream.running(), iterator)
     try:
@@ -117,17 +117,14 @@ async def cited(
 
 
 async def _stepped_in(
-    running: AbstractContextManager[None] | None, events: AsyncIterator[T]
+    running: AbstractContextManager[None], events: AsyncIterator[T]
 ) -> AsyncGenerator[T, None]:
-    """`events`, each step made inside `running` if given: for a consumer stepping from
-    another context than the stream's (a new task each time, say)."""
+    """`events`, each step made inside `running`: the stream's run, for a consumer stepping
+    from another context than the stream's (a new task each time, say)."""
     while True:
         try:
-            if running is None:
+            with running:
                 event = await anext(events)
-            else:
-                with running:
-                    event = await anext(events)
         except StopAsyncIteration:
             return
         yield event
